@@ -1,0 +1,73 @@
+# Helpers every chapter uses, so that each chapter's CMakeLists.txt stays a few lines long.
+#
+#   course_lab_source(<var> <reference.cu> <lab/stub.cu>)
+#       <var> = the lab stub when COURSE_LAB is ON, else the reference source.
+#   course_add_program(<target> SOURCES ... [LIBRARIES ...])
+#       A chapter program, linked with course::common.
+#   course_add_tests(<target> SOURCES ... [LIBRARIES ...] [LAB])
+#       One doctest binary, registered twice with ctest:
+#         <target>.cpu  label cpu: every test case outside the doctest suite "gpu";
+#         <target>.gpu  label gpu: the suite "gpu"; exits 77 (ctest: skipped) without a GPU,
+#                       or fails when the environment variable REQUIRE_GPU=1.
+#       LAB: the binary exercises lab-replaceable kernels; in lab mode its tests also carry label lab.
+#   course_add_tour(<name> COMMAND <target> [args...] [CPU])
+#       The chapter program at its default size, run by the `tour` workflow (label tour).
+#       Without CPU it needs a GPU: exit 77 shows as skipped.
+
+function(course_lab_source var reference lab)
+  if(COURSE_LAB)
+    set(${var} "${lab}" PARENT_SCOPE)
+  else()
+    set(${var} "${reference}" PARENT_SCOPE)
+  endif()
+endfunction()
+
+function(_course_target_defaults target)
+  target_link_libraries(${target} PRIVATE course::common)
+  set_target_properties(${target} PROPERTIES CUDA_SEPARABLE_COMPILATION OFF)
+endfunction()
+
+function(course_add_program target)
+  cmake_parse_arguments(ARG "" "" "SOURCES;LIBRARIES" ${ARGN})
+  add_executable(${target} ${ARG_SOURCES})
+  _course_target_defaults(${target})
+  target_link_libraries(${target} PRIVATE course::cli ${ARG_LIBRARIES})
+endfunction()
+
+function(course_add_tests target)
+  cmake_parse_arguments(ARG "LAB" "" "SOURCES;LIBRARIES" ${ARGN})
+  add_executable(${target} ${ARG_SOURCES})
+  _course_target_defaults(${target})
+  target_link_libraries(${target} PRIVATE course::test_main ${ARG_LIBRARIES})
+  set(extra_label "")
+  if(ARG_LAB AND COURSE_LAB)
+    set(extra_label lab)
+  endif()
+  add_test(NAME ${target}.cpu COMMAND ${target})
+  set_tests_properties(${target}.cpu PROPERTIES LABELS "cpu;${extra_label}" TIMEOUT 600)
+  add_test(NAME ${target}.gpu COMMAND ${target} --gpu)
+  set_tests_properties(${target}.gpu PROPERTIES LABELS "gpu;${extra_label}" SKIP_RETURN_CODE 77 TIMEOUT 900)
+endfunction()
+
+function(course_add_tour name)
+  cmake_parse_arguments(ARG "CPU" "" "COMMAND" ${ARGN})
+  add_test(NAME tour.${name} COMMAND ${ARG_COMMAND})
+  set_tests_properties(tour.${name} PROPERTIES LABELS tour SKIP_RETURN_CODE 77 TIMEOUT 1800 RUN_SERIAL TRUE)
+endfunction()
+
+#   course_add_sanitize(<name> COMMAND <target> [args...])
+#       A small, fast run of a chapter program that scripts/gpu_validate.sh runs under
+#       compute-sanitizer (memcheck, racecheck, synccheck). Collected into
+#       <build>/sanitize_commands.txt, one command a line (tab-separated: name, then the command).
+function(course_add_sanitize name)
+  cmake_parse_arguments(ARG "" "" "COMMAND" ${ARGN})
+  list(POP_FRONT ARG_COMMAND target)
+  string(REPLACE ";" " " args "${ARG_COMMAND}")
+  set_property(GLOBAL APPEND PROPERTY COURSE_SANITIZE_LINES "${name}\t$<TARGET_FILE:${target}> ${args}")
+endfunction()
+
+function(course_write_sanitize_list)
+  get_property(lines GLOBAL PROPERTY COURSE_SANITIZE_LINES)
+  string(REPLACE ";" "\n" content "${lines}")
+  file(GENERATE OUTPUT "${PROJECT_BINARY_DIR}/sanitize_commands.txt" CONTENT "${content}\n")
+endfunction()

@@ -1,0 +1,37 @@
+/// \file errors.hpp
+/// \brief The three ways a chapter program ends early, and the exit code each one maps to.
+#pragma once
+#include <stdexcept>
+#include <string>
+
+namespace course {
+
+/// Exit codes shared by every chapter program and test binary.
+enum ExitCode : int {
+  exit_ok = 0,        ///< ran to the end
+  exit_failure = 1,   ///< a CUDA error or a failed check
+  exit_usage = 2,     ///< bad command line or bad input values
+  exit_no_device = 77 ///< no usable CUDA device: ctest reports the test as skipped
+};
+
+/// Bad input from the user (command line or values out of range): exit code 2.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// No usable CUDA device: the program says so in one line and exits 77.
+struct NoDeviceError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// A CUDA runtime call or kernel launch failed: exit code 1.
+struct CudaError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// Runs a chapter's body and turns the exceptions above into one line on stderr and the matching
+/// exit code. Every chapter's `main` is `return course::run_main(argc, argv, body);`.
+/// \param program short program name printed before each message
+int run_main(const char* program, int (*body)(int, char**), int argc, char** argv);
+
+}  // namespace course

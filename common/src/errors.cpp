@@ -1,0 +1,37 @@
+#include "common/errors.hpp"
+
+#include <cstdio>
+#include <exception>
+
+#include "common/check.cuh"
+#include "common/cli.hpp"
+
+namespace course {
+
+namespace detail {
+void throw_cuda_error(cudaError_t err, const char* expr, const char* file, int line) {
+  char buf[1024];
+  std::snprintf(buf, sizeof buf, "CUDA error %s (%s) at %s:%d in `%s`", cudaGetErrorName(err),
+                cudaGetErrorString(err), file, line, expr);
+  throw CudaError(buf);
+}
+}  // namespace detail
+
+int run_main(const char* program, int (*body)(int, char**), int argc, char** argv) {
+  try {
+    return body(argc, argv);
+  } catch (const ExitRequest& e) {
+    return e.code;
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "%s: error: %s (see --help)\n", program, e.what());
+    return exit_usage;
+  } catch (const NoDeviceError& e) {
+    std::fprintf(stderr, "%s: skipped: %s\n", program, e.what());
+    return exit_no_device;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: %s\n", program, e.what());
+    return exit_failure;
+  }
+}
+
+}  // namespace course

@@ -1,0 +1,200 @@
+#include "common/report.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <ostream>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+#include "common/errors.hpp"
+
+#ifndef COURSE_GIT_COMMIT
+#define COURSE_GIT_COMMIT "unknown"
+#endif
+
+namespace course {
+
+namespace {
+bool looks_numeric(const std::string& s) {
+  if (s.empty()) return false;
+  char* end = nullptr;
+  std::strtod(s.c_str(), &end);
+  // Allow a trailing unit marker such as "x" or "%" after a number ("1.23x", "97.1%").
+  return end != s.c_str() && (*end == '\0' || ((*end == 'x' || *end == '%') && end[1] == '\0'));
+}
+std::string csv_escape(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+std::string utc_now_iso8601() {
+  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+}  // namespace
+
+Table::Table(std::vector<std::string> headers) : headers_(std::move(headers)) {}
+
+void Table::add_row(std::vector<std::string> cells) {
+  if (cells.size() != headers_.size())
+    throw std::invalid_argument("Table::add_row: " + std::to_string(cells.size()) + " cells for " +
+                                std::to_string(headers_.size()) + " columns");
+  rows_.push_back(std::move(cells));
+}
+
+void Table::print(std::ostream& out) const {
+  std::vector<std::size_t> width(headers_.size());
+  std::vector<bool> numeric(headers_.size(), !rows_.empty());
+  for (std::size_t c = 0; c < headers_.size(); ++c) {
+    width[c] = headers_[c].size();
+    for (const auto& row : rows_) {
+      width[c] = std::max(width[c], row[c].size());
+      if (!looks_numeric(row[c]) && row[c] != "-") numeric[c] = false;
+    }
+  }
+  const auto emit = [&](const std::vector<std::string>& cells) {
+    for (std::size_t c = 0; c < cells.size(); ++c) {
+      const std::size_t pad = width[c] - cells[c].size();
+      if (c) out << "  ";
+      if (numeric[c]) out << std::string(pad, ' ') << cells[c];
+      else out << cells[c] << (c + 1 < cells.size() ? std::string(pad, ' ') : "");
+    }
+    out << '\n';
+  };
+  emit(headers_);
+  std::size_t total = 0;
+  for (std::size_t c = 0; c < width.size(); ++c) total += width[c] + (c ? 2 : 0);
+  out << std::string(total, '-') << '\n';
+  for (const auto& row : rows_) emit(row);
+}
+
+void Table::print_csv(std::ostream& out) const {
+  const auto emit = [&](const std::vector<std::string>& cells) {
+    for (std::size_t c = 0; c < cells.size(); ++c) out << (c ? "," : "") << csv_escape(cells[c]);
+    out << '\n';
+  };
+  emit(headers_);
+  for (const auto& row : rows_) emit(row);
+}
+
+std::string format_fixed(double value, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, value);
+  return buf;
+}
+
+std::string format_ratio(double value) { return format_fixed(value, 2) + "x"; }
+
+std::string format_bytes(double bytes) {
+  static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (bytes >= 1024.0 && u < 4) {
+    bytes /= 1024.0;
+    ++u;
+  }
+  char buf[64];
+  if (bytes == static_cast<double>(static_cast<long long>(bytes)))
+    std::snprintf(buf, sizeof buf, "%lld %s", static_cast<long long>(bytes), units[u]);
+  else
+    std::snprintf(buf, sizeof buf, "%.2f %s", bytes, units[u]);
+  return buf;
+}
+
+std::string host_cpu_name() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      const auto colon = line.find(':');
+      if (colon != std::string::npos) {
+        std::string name = line.substr(colon + 1);
+        name.erase(0, name.find_first_not_of(' '));
+        return name;
+      }
+    }
+  }
+  return "unknown";
+}
+
+std::string build_commit() {
+  if (const char* env = std::getenv("COURSE_GIT_COMMIT"); env && *env) return env;
+  return COURSE_GIT_COMMIT;
+}
+
+ResultsFile::ResultsFile(std::string chapter, int argc, char** argv) {
+  std::string cmd;
+  for (int i = 0; i < argc; ++i) {
+    if (i) cmd += ' ';
+    cmd += (i == 0) ? std::filesystem::path(argv[0]).filename().string() : argv[i];
+  }
+  doc_ = {{"schema", "cuda-lessons/results/v1"},
+          {"chapter", std::move(chapter)},
+          {"device", nlohmann::json::object()},
+          {"toolkit", ""},
+          {"driver", ""},
+          {"date", utc_now_iso8601()},
+          {"commit", build_commit()},
+          {"command_line", cmd},
+          {"config", nlohmann::json::object()},
+          {"rows", nlohmann::json::array()},
+          {"extra", nlohmann::json::object()}};
+}
+
+void ResultsFile::set_device(const DeviceInfo& d) {
+  doc_["device"] = {{"index", d.index},
+                    {"name", d.name},
+                    {"arch", d.arch()},
+                    {"sm_count", d.sm_count},
+                    {"global_mem_bytes", d.global_mem_bytes},
+                    {"l2_bytes", d.l2_bytes},
+                    {"async_engine_count", d.async_engine_count},
+                    {"concurrent_kernels", d.concurrent_kernels},
+                    {"pcie_generation", d.pcie_generation},
+                    {"pcie_width", d.pcie_width},
+                    {"host_cpu", host_cpu_name()}};
+  doc_["toolkit"] = cuda_version_string(d.runtime_version);
+  doc_["driver"] = cuda_version_string(d.driver_version);
+}
+
+void ResultsFile::set_host_cpu() {
+  doc_["device"] = {{"cpu", host_cpu_name()}, {"logical_cores", std::thread::hardware_concurrency()}};
+}
+
+void ResultsFile::write(const std::string& path) const { write_file_atomically(path, doc_.dump(2) + "\n"); }
+
+void write_file_atomically(const std::string& path, const std::string& content) {
+  namespace fs = std::filesystem;
+  const fs::path target(path);
+  if (target.has_parent_path()) fs::create_directories(target.parent_path());
+  const fs::path tmp = target.string() + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw std::runtime_error("cannot write " + tmp.string());
+    out << content;
+    out.flush();
+    if (!out) throw std::runtime_error("write failed: " + tmp.string());
+  }
+  std::error_code ec;
+  fs::rename(tmp, target, ec);
+  if (ec) {
+    fs::remove(tmp);
+    throw std::runtime_error("cannot rename " + tmp.string() + " to " + target.string() + ": " + ec.message());
+  }
+}
+
+}  // namespace course

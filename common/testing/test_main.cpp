@@ -1,0 +1,40 @@
+// The main() of every test binary. One binary per chapter, registered twice with ctest:
+//   <binary>        runs every test case outside the doctest suite "gpu" (label cpu);
+//   <binary> --gpu  runs the suite "gpu" (label gpu). Without a usable GPU it prints one line and exits
+//                   77, which ctest reports as skipped; with REQUIRE_GPU=1 in the environment a missing
+//                   GPU is a failure instead (exit 1), so a GPU machine cannot pass by skipping.
+#define DOCTEST_CONFIG_IMPLEMENT
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "common/device.cuh"
+#include "common/errors.hpp"
+
+int main(int argc, char** argv) {
+  bool gpu_suite = false;
+  std::vector<char*> args;
+  for (int i = 0; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--gpu") == 0) gpu_suite = true;
+    else args.push_back(argv[i]);
+  }
+  if (gpu_suite && course::usable_device_count() == 0) {
+    const char* require = std::getenv("REQUIRE_GPU");
+    if (require && std::strcmp(require, "1") == 0) {
+      std::fprintf(stderr, "FAILED: REQUIRE_GPU=1 but no usable CUDA device\n");
+      return course::exit_failure;
+    }
+    std::printf("SKIPPED: no usable CUDA device (set REQUIRE_GPU=1 to make this a failure)\n");
+    return course::exit_no_device;
+  }
+  doctest::Context context;
+  if (gpu_suite) context.addFilter("test-suite", "gpu");
+  else context.addFilter("test-suite-exclude", "gpu");
+  context.applyCommandLine(static_cast<int>(args.size()), args.data());
+  const int rc = context.run();
+  if (context.shouldExit()) return rc;
+  return rc;
+}

@@ -1,0 +1,107 @@
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "common/cli.hpp"
+#include "common/errors.hpp"
+
+namespace {
+// Runs parse_command_line on a vector of words, as main() would get them.
+void parse(CLI::App& app, std::vector<std::string> words) {
+  words.insert(words.begin(), "prog");
+  std::vector<char*> argv;
+  for (auto& w : words) argv.push_back(w.data());
+  course::parse_command_line(app, static_cast<int>(argv.size()), argv.data());
+}
+}  // namespace
+
+TEST_CASE("parse_count reads digits, powers of two and binary suffixes") {
+  using course::parse_count;
+  CHECK(parse_count("16777216") == 16777216u);
+  CHECK(parse_count("2^24") == (1u << 24));
+  CHECK(parse_count("2^0") == 1u);
+  CHECK(parse_count("32M") == 32u << 20);
+  CHECK(parse_count("32MiB") == 32u << 20);
+  CHECK(parse_count("1GiB") == 1u << 30);
+  CHECK(parse_count("4k") == 4096u);
+  CHECK(parse_count("1KB") == 1024u);
+  CHECK(parse_count("0", true) == 0u);
+}
+
+TEST_CASE("parse_count rejects junk, zero, other bases and overflow") {
+  using course::parse_count;
+  using course::UsageError;
+  CHECK_THROWS_AS(parse_count(""), UsageError);
+  CHECK_THROWS_AS(parse_count("abc"), UsageError);
+  CHECK_THROWS_AS(parse_count("-5"), UsageError);
+  CHECK_THROWS_AS(parse_count("0"), UsageError);
+  CHECK_THROWS_AS(parse_count("3^4"), UsageError);
+  CHECK_THROWS_AS(parse_count("2^"), UsageError);
+  CHECK_THROWS_AS(parse_count("2^63"), UsageError);
+  CHECK_THROWS_AS(parse_count("12X"), UsageError);
+  CHECK_THROWS_AS(parse_count("12Mx"), UsageError);
+  CHECK_THROWS_AS(parse_count("99999999999999999999999"), UsageError);
+  CHECK_THROWS_AS(parse_count("17179869184G"), UsageError);
+}
+
+TEST_CASE("the common options parse and keep their defaults") {
+  CLI::App app{"test"};
+  course::CommonOptions opts;
+  opts.timing = {2, 7};
+  course::add_common_options(app, opts);
+  SUBCASE("defaults") {
+    parse(app, {});
+    CHECK(opts.timing.reps == 7);
+    CHECK(opts.timing.warmup == 2);
+    CHECK(opts.device == 0);
+    CHECK(opts.json_path.empty());
+    CHECK_FALSE(opts.csv);
+  }
+  SUBCASE("given") {
+    parse(app, {"--reps", "50", "--warmup", "0", "--device", "1", "--json", "out.json", "--csv"});
+    CHECK(opts.timing.reps == 50);
+    CHECK(opts.timing.warmup == 0);
+    CHECK(opts.device == 1);
+    CHECK(opts.json_path == "out.json");
+    CHECK(opts.csv);
+  }
+}
+
+TEST_CASE("bad command lines become UsageError (exit 2), --help an ExitRequest with code 0") {
+  CLI::App app{"test"};
+  course::CommonOptions opts;
+  course::add_common_options(app, opts);
+  CHECK_THROWS_AS(parse(app, {"--reps", "0"}), course::UsageError);
+  CHECK_THROWS_AS(parse(app, {"--reps", "many"}), course::UsageError);
+  CHECK_THROWS_AS(parse(app, {"--device", "-1"}), course::UsageError);
+  CHECK_THROWS_AS(parse(app, {"--no-such-option"}), course::UsageError);
+  CHECK_THROWS_AS(parse(app, {"stray"}), course::UsageError);
+  try {
+    parse(app, {"--help"});
+    FAIL("--help did not end the program");
+  } catch (const course::ExitRequest& e) {
+    CHECK(e.code == 0);
+  }
+}
+
+TEST_CASE("run_main maps errors to exit codes 2, 77 and 1") {
+  using course::run_main;
+  char name[] = "prog";
+  char* argv[] = {name, nullptr};
+  CHECK(run_main("t", [](int, char**) { return 0; }, 1, argv) == 0);
+  CHECK(run_main("t", [](int, char**) -> int { throw course::UsageError("bad"); }, 1, argv) == 2);
+  CHECK(run_main("t", [](int, char**) -> int { throw course::NoDeviceError("none"); }, 1, argv) == 77);
+  CHECK(run_main("t", [](int, char**) -> int { throw course::CudaError("boom"); }, 1, argv) == 1);
+  CHECK(run_main("t", [](int, char**) -> int { throw course::ExitRequest{0}; }, 1, argv) == 0);
+}
+
+TEST_CASE("count_validator accepts counts and rejects junk inside CLI11") {
+  CLI::App app{"test"};
+  std::string size = "1";
+  app.add_option("--size", size)->check(course::count_validator());
+  CHECK_NOTHROW(parse(app, {"--size", "2^20"}));
+  CHECK(size == "2^20");
+  CHECK_THROWS_AS(parse(app, {"--size", "0"}), course::UsageError);
+  CHECK_THROWS_AS(parse(app, {"--size", "lots"}), course::UsageError);
+}
