@@ -32,6 +32,9 @@ struct CudaError : std::runtime_error {
 /// Runs a chapter's body and turns the exceptions above into one line on stderr and the matching
 /// exit code. Every chapter's `main` is `return course::run_main(argc, argv, body);`.
 /// \param program short program name printed before each message
+/// \param body the chapter's real main
+/// \param argc,argv the command line, passed on to `body`
+/// \return `body`'s exit code, or the code of the error that ended it
 int run_main(const char* program, int (*body)(int, char**), int argc, char** argv);
 
 }  // namespace course

@@ -1,0 +1,13 @@
+# Runs Doxygen and, with FAIL_ON_WARNINGS, fails when it wrote any warning.
+execute_process(COMMAND ${DOXYGEN} ${DOXYFILE} RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "doxygen failed (exit ${rc})")
+endif()
+file(READ ${WARN_LOG} warnings)
+string(STRIP "${warnings}" warnings)
+if(warnings)
+  if(FAIL_ON_WARNINGS)
+    message(FATAL_ERROR "Doxygen warnings:\n${warnings}")
+  endif()
+  message(WARNING "Doxygen warnings:\n${warnings}")
+endif()

@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""Turns committed results into the lessons' plots and tables.
+
+For each chapter folder NN_topic with a figures.py, loads every results/<gpu>/NN_topic.json, then
+  - plots(results, docs/images) draws the PNGs (needs matplotlib; skipped with --check), and
+  - tables(results) gives the Markdown of each block
+        <!-- BEGIN generated:NAME -->
+        ...
+        <!-- END generated:NAME -->
+    in the chapter's README.md, which is rewritten in place.
+
+    python3 scripts/make_figures.py            # redraw plots, rewrite tables
+    python3 scripts/make_figures.py --check    # fail if a README block differs from the results (CI)
+    python3 scripts/make_figures.py --chapter 02_bandwidth
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BLOCK = re.compile(r"(<!-- BEGIN generated:([\w.-]+) -->\n)(.*?)(<!-- END generated:\2 -->)", re.S)
+
+
+def load_results(chapter: str) -> dict[str, dict]:
+    """gpu slug -> results JSON, for every results/<gpu>/<chapter>.json."""
+    out = {}
+    for path in sorted((ROOT / "results").glob(f"*/{chapter}.json")):
+        with path.open() as f:
+            out[path.parent.name] = json.load(f)
+    return out
+
+
+def load_module(path: Path):
+    spec = importlib.util.spec_from_file_location(f"figures_{path.parent.name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def rewrite(readme: Path, blocks: dict[str, str]) -> tuple[str, list[str]]:
+    """Returns the new README text and the names of blocks the README has but tables() did not give."""
+    text = readme.read_text()
+    missing = []
+
+    def fill(m: re.Match) -> str:
+        name = m.group(2)
+        if name not in blocks:
+            missing.append(name)
+            return m.group(0)
+        body = blocks[name].rstrip("\n") + "\n"
+        return m.group(1) + body + m.group(4)
+
+    return BLOCK.sub(fill, text), missing
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--check", action="store_true", help="only compare README blocks with the results")
+    ap.add_argument("--chapter", help="one chapter folder only")
+    args = ap.parse_args()
+
+    chapters = sorted(p.parent for p in ROOT.glob("[0-9][0-9]_*/figures.py"))
+    if args.chapter:
+        chapters = [c for c in chapters if c.name == args.chapter]
+        if not chapters:
+            print(f"no chapter {args.chapter} with a figures.py", file=sys.stderr)
+            return 2
+    images = ROOT / "docs" / "images"
+    stale = []
+    for chapter in chapters:
+        module = load_module(chapter / "figures.py")
+        results = load_results(chapter.name)
+        if not args.check and results:
+            images.mkdir(parents=True, exist_ok=True)
+            for name in module.plots(results, images):
+                print(f"{chapter.name}: drew docs/images/{name}")
+        readme = chapter / "README.md"
+        new_text, missing = rewrite(readme, module.tables(results))
+        for name in missing:
+            print(f"{chapter.name}: README block '{name}' has no table from figures.py", file=sys.stderr)
+            stale.append(f"{chapter.name}:{name}")
+        if new_text != readme.read_text():
+            if args.check:
+                print(f"{chapter.name}: README.md tables differ from results/ "
+                      f"(run python3 scripts/make_figures.py)", file=sys.stderr)
+                stale.append(chapter.name)
+            else:
+                readme.write_text(new_text)
+                print(f"{chapter.name}: rewrote README.md tables")
+    if stale:
+        return 1
+    print(f"checked {len(chapters)} chapter(s): tables match results" if args.check else "done")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Runs chapters' bench.sh on a GPU machine, writing results/<gpu>/<chapter>.json.
+#
+#   scripts/run_benchmarks.sh BUILD_DIR RESULTS_DIR [CHAPTER...]   (default: every chapter with a bench.sh)
+#
+# RESULTS_DIR is results/<gpu> (h100, h200, h200x2, ...). Each chapter's output goes to
+# RESULTS_DIR/logs-<chapter>.txt as well as the terminal; a failing chapter does not stop the others.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=$(cd "$1" && pwd)
+results=$2
+shift 2
+mkdir -p "$results"
+results=$(cd "$results" && pwd)
+if [ $# -eq 0 ]; then
+  set -- $(cd "$root" && ls -d [0-9][0-9]_*/bench.sh 2>/dev/null | xargs -n1 dirname)
+fi
+export NCCL_NVLS_ENABLE=0   # never NVLink multicast on shared machines
+declare -a summary=()
+status=0
+for chapter in "$@"; do
+  t0=$SECONDS
+  echo "=== $chapter"
+  if (cd "$root" && bash "$chapter/bench.sh" "$build" "$results") 2>&1 | tee "$results/logs-$chapter.txt"; then
+    summary+=("PASS  $chapter ($((SECONDS - t0)) s)")
+  else
+    summary+=("FAIL  $chapter ($((SECONDS - t0)) s)")
+    status=1
+  fi
+done
+echo "== benchmarks =="
+printf '%s\n' "${summary[@]}"
+exit $status
