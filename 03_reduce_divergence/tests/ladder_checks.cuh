@@ -1,0 +1,150 @@
+// GPU checks shared by the ladder's three chapters: every rung against the CPU sum on awkward sizes,
+// several block sizes and misaligned starts, outputs and partials poisoned first.
+#pragma once
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <map>
+#include <set>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "common/buffers.cuh"
+#include "common/device.cuh"
+#include "reduce_ladder.hpp"
+
+namespace reduce::checks {
+
+inline constexpr std::size_t big = std::size_t{1} << 24;
+inline constexpr unsigned all_blocks[] = {64, 128, 256, 512, 1024};
+
+/// 1, 2, 31, 32, 33, block − 1, block + 1, odd non-powers of two, 2^24 and 2^24 + 3.
+inline std::vector<std::size_t> awkward_sizes(unsigned block, bool include_big) {
+  std::vector<std::size_t> sizes{1, 2, 3, 5, 31, 32, 33, block - 1u, block, block + 1u, 8u * block + 7u,
+                                 1000003, 3u * 65536u + 17u};
+  if (include_big) {
+    sizes.push_back(big);
+    sizes.push_back(big + 3);
+  }
+  return sizes;
+}
+
+/// Where each checked run starts in the input: aligned (0) and 1, 2, 3 ints past a 16-byte boundary,
+/// which the vector-load rungs must handle with a scalar head.
+inline constexpr std::size_t offsets[] = {0, 1, 2, 3};
+inline constexpr std::size_t capacity = big + 3 + 3;
+
+/// Runs `variant` on ints and checks the exact 64-bit sum, twice in a row (the single-pass rungs must
+/// leave their ticket ready for the next launch).
+inline void check_ints(std::span<const Variant> variants, std::span<const unsigned> blocks, bool include_big) {
+  const int sm_count = course::require_device(0).sm_count;
+  // Magnitudes near 2^30 with a positive mean: a 32-bit accumulator overflows after a few elements.
+  const std::vector<int> host = random_ints(capacity, -(1 << 30), (1 << 30) + (1 << 29), 7);
+  course::DeviceBuffer<int> input(capacity);
+  input.upload(host);
+  course::DeviceBuffer<long long> result(1);
+
+  std::map<std::pair<std::size_t, std::size_t>, long long> expected;
+  std::size_t scratch = 8;
+  for (const unsigned block : blocks)
+    for (const std::size_t n : awkward_sizes(block, include_big))
+      for (const std::size_t offset : offsets) {
+        expected.try_emplace({offset, n}, reference_sum(std::span<const int>(host.data() + offset, n)));
+        for (const auto& v : variants)
+          scratch = std::max(scratch, scratch_bytes_for(v, n, v.shape(n, block, sm_count)));
+      }
+  Workspace workspace(scratch);
+
+  for (const auto& v : variants)
+    for (const unsigned block : blocks)
+      for (const std::size_t n : awkward_sizes(block, include_big))
+        for (const std::size_t offset : offsets) {
+          const LaunchShape shape = v.shape(n, block, sm_count);
+          for (int repeat = 0; repeat < 2; ++repeat) {
+            workspace.poison();
+            result.fill_bytes(0xff);
+            v.sum_int(input.data() + offset, n, result.data(), shape, workspace, nullptr);
+            long long got = 0;
+            result.download(std::span<long long>(&got, 1));
+            INFO("kernel ", v.name, ", n = ", n, ", block = ", block, ", offset = ", offset, ", grid = ",
+                 shape.grid, ", run ", repeat);
+            CHECK(got == expected.at({offset, n}));
+          }
+        }
+}
+
+/// An upper bound on the rounding error of a float sum done by `shape`: the longest chain of additions
+/// an element goes through (sequential per thread, then the block tree, then the partials), times the
+/// unit roundoff, times the sum of magnitudes.
+inline long double float_tolerance(std::size_t n, LaunchShape shape, long double sum_abs) {
+  const std::size_t threads = std::size_t{shape.grid} * shape.block;
+  const double per_thread = threads > 0 ? std::ceil(static_cast<double>(n) / static_cast<double>(threads)) : 4096.0;
+  const double chain = per_thread + 10 + std::ceil(shape.grid / 1024.0) + 10 + 16;
+  return static_cast<long double>(chain) * 0x1.0p-24L * sum_abs + 1e-30L;
+}
+
+/// Float sums against a long double reference within float_tolerance.
+inline void check_floats(std::span<const Variant> variants, std::span<const unsigned> blocks) {
+  const int sm_count = course::require_device(0).sm_count;
+  const std::vector<float> host = random_floats(capacity, -1.0f, 1.25f, 11);
+  course::DeviceBuffer<float> input(capacity);
+  input.upload(host);
+  course::DeviceBuffer<float> result(1);
+  std::size_t scratch = 8;
+  for (const unsigned block : blocks)
+    for (const std::size_t n : awkward_sizes(block, true))
+      for (const auto& v : variants)
+        scratch = std::max(scratch, scratch_bytes_for(v, n, v.shape(n, block, sm_count)));
+  Workspace workspace(scratch);
+  for (const auto& v : variants) {
+    if (!v.sum_float) continue;
+    for (const unsigned block : blocks)
+      for (const std::size_t n : awkward_sizes(block, true))
+        for (const std::size_t offset : {std::size_t{0}, std::size_t{3}}) {
+          const FloatReference ref = reference_sum(std::span<const float>(host.data() + offset, n));
+          const LaunchShape shape = v.shape(n, block, sm_count);
+          workspace.poison();
+          result.fill_bytes(0xff);
+          v.sum_float(input.data() + offset, n, result.data(), shape, workspace, nullptr);
+          float got = 0;
+          result.download(std::span<float>(&got, 1));
+          const long double error = std::fabs(static_cast<long double>(got) - ref.sum);
+          INFO("kernel ", v.name, ", n = ", n, ", block = ", block, ", offset = ", offset, ", got ", got,
+               ", reference ", static_cast<double>(ref.sum));
+          CHECK(std::isfinite(got));
+          CHECK(error <= float_tolerance(n, shape, ref.sum_abs));
+        }
+  }
+}
+
+/// The CPU-side checks every ladder program shares: validation happens before the GPU is touched.
+inline void check_validation(std::span<const Variant> variants) {
+  for (const long long good : {64, 128, 256, 512, 1024}) CHECK_NOTHROW(validate_block(good));
+  for (const long long bad : {0, -64, 1, 32, 63, 96, 100, 1000, 2048}) CHECK_THROWS_AS(validate_block(bad), course::UsageError);
+  CHECK_NOTHROW(validate_ladder_options({"2^24", "33"}, 256, {}, variants));
+  CHECK_THROWS_AS(validate_ladder_options({"0"}, 256, {}, variants), course::UsageError);
+  CHECK_THROWS_AS(validate_ladder_options({"abc"}, 256, {}, variants), course::UsageError);
+  CHECK_THROWS_AS(validate_ladder_options({}, 256, {}, variants), course::UsageError);
+  CHECK_THROWS_AS(validate_ladder_options({"2^40"}, 256, {}, variants), course::UsageError);
+  CHECK_THROWS_AS(validate_ladder_options({"2^10"}, 100, {}, variants), course::UsageError);
+  CHECK_THROWS_AS(validate_ladder_options({"2^10"}, 256, {"no_such_kernel"}, variants), course::UsageError);
+  CHECK_NOTHROW(validate_ladder_options({"2^10"}, 256, {variants.front().name}, variants));
+}
+
+/// The variant table is well formed: unique names, every field given.
+inline void check_table(std::span<const Variant> variants) {
+  std::set<std::string> names;
+  for (const auto& v : variants) {
+    CHECK(names.insert(v.name).second);
+    CHECK(static_cast<bool>(v.shape));
+    CHECK(static_cast<bool>(v.sum_int));
+    CHECK(std::string(v.book_name).size() > 0);
+    CHECK(std::string(v.teaches).size() > 0);
+    CHECK(std::string(v.grid_formula).size() > 0);
+  }
+}
+
+}  // namespace reduce::checks
