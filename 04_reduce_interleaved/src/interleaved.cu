@@ -1,0 +1,53 @@
+// Chapter 04: the interleaved pair tree (the book's reduceInterleaved, Harris' "sequential addressing").
+#include "common/check.cuh"
+#include "reduce_device.cuh"
+#include "reduce_interleaved.hpp"
+
+namespace reduce {
+namespace {
+
+// [interleaved_kernel]
+/// Pairs are half a tree apart: at each step thread tid < stride adds s[tid + stride] into s[tid].
+/// The busy threads are 0..stride−1 (no divergence until stride < 32), and a warp reads 32
+/// consecutive slots: consecutive banks, no conflicts, where neighbored_less read every 2·stride-th.
+template <class T>
+__global__ void interleaved_kernel(const T* input, std::size_t n, accumulator_t<T>* partials) {
+  using Acc = accumulator_t<T>;
+  Acc* s = shared_scratch<Acc>();
+  const unsigned tid = threadIdx.x;
+  const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + tid;
+  s[tid] = i < n ? static_cast<Acc>(input[i]) : Acc(0);
+  __syncthreads();
+  for (unsigned stride = blockDim.x / 2; stride > 0; stride /= 2) {
+    if (tid < stride) s[tid] += s[tid + stride];
+    __syncthreads();
+  }
+  if (tid == 0) partials[blockIdx.x] = s[0];
+}
+// [interleaved_kernel]
+
+template <class T>
+void launch_interleaved(const T* input, std::size_t n, accumulator_t<T>* result, LaunchShape shape,
+                        Workspace& workspace, cudaStream_t stream) {
+  using Acc = accumulator_t<T>;
+  Acc* partials = workspace.partials<Acc>(shape.grid);
+  interleaved_kernel<T><<<shape.grid, shape.block, shape.block * sizeof(Acc), stream>>>(input, n, partials);
+  CUDA_CHECK_LAUNCH();
+  launch_sum_partials(partials, shape.grid, result, stream);
+}
+
+LaunchShape one_element_per_thread(std::size_t n, unsigned block, int /*sm_count*/) {
+  return blocks_covering(n, block, block);
+}
+
+const Variant interleaved_table[] = {
+    {"interleaved", "reduceInterleaved (Harris reduce2, blog reduce2)",
+     "sequential addressing: busy threads contiguous, conflict-free shared reads", "ceil(n / block)",
+     one_element_per_thread, launch_interleaved<int>, launch_interleaved<float>},
+};
+
+}  // namespace
+
+std::span<const Variant> interleaved_variants() { return interleaved_table; }
+
+}  // namespace reduce

@@ -1,0 +1,173 @@
+// Chapter 05, past the book: the shared tree gives way to warp shuffles, scalar loads to 16-byte
+// loads, the one-block-per-tile grid to a persistent grid, and the second launch to a last-block finish.
+#include <algorithm>
+#include <cstdint>
+
+#include "common/check.cuh"
+#include "reduce_device.cuh"
+#include "reduce_unroll.hpp"
+#include "unroll_load.cuh"
+
+namespace reduce {
+namespace {
+
+// [shuffle_kernel]
+/// unroll8's loads, then the block's sum through registers (warp_sum / block_sum): one barrier per
+/// block instead of log2(block), and no shared-memory tree at all.
+template <class T>
+__global__ void __launch_bounds__(1024) shuffle_unroll8_kernel(const T* __restrict__ input, std::size_t n,
+                                                               accumulator_t<T>* partials) {
+  using Acc = accumulator_t<T>;
+  __shared__ Acc warp_sums[32];
+  const Acc sum = block_sum(unrolled_load_sum<T, 8>(input, n), warp_sums);
+  if (threadIdx.x == 0) partials[blockIdx.x] = sum;
+}
+// [shuffle_kernel]
+
+template <class T>
+struct Vector4;
+template <>
+struct Vector4<int> {
+  using type = int4;
+};
+template <>
+struct Vector4<float> {
+  using type = float4;
+};
+
+// [persistent_kernel]
+/// A fixed, resident grid walks the whole array (grid-stride loop) in 16-byte vectors, kLoads of them
+/// in flight per thread per trip (all loads issued before the adds; out-of-range ones predicated off).
+///
+/// Alignment: cudaMalloc returns 256-byte aligned memory, but `input` may be any int inside it. The
+/// first `head` (0–3) elements up to a 16-byte boundary and the last `tail` (0–3) elements are added
+/// one by one; everything between is whole vectors.
+///
+/// kSinglePass: the block sums go to `partials`, then the last block to arrive (an atomic ticket)
+/// adds them up and writes `*result`: one launch in all. Otherwise a second launch finishes.
+template <class T, int kLoads, bool kSinglePass>
+__global__ void __launch_bounds__(1024) persistent_kernel(const T* __restrict__ input, std::size_t n,
+                                                          accumulator_t<T>* partials, unsigned* ticket,
+                                                          accumulator_t<T>* result) {
+  using Acc = accumulator_t<T>;
+  using Vec = typename Vector4<T>::type;
+  __shared__ Acc warp_sums[32];
+  __shared__ bool is_last_block;
+
+  const std::size_t thread = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
+  const std::size_t threads = std::size_t{gridDim.x} * blockDim.x;
+  const std::size_t misaligned = (reinterpret_cast<std::uintptr_t>(input) % sizeof(Vec)) / sizeof(T);
+  const std::size_t head = std::min(n, misaligned == 0 ? std::size_t{0} : 4 - misaligned);
+  const std::size_t vectors = (n - head) / 4;
+  const std::size_t tail_begin = head + vectors * 4;
+  const Vec* body = reinterpret_cast<const Vec*>(input + head);
+
+  Acc sum = 0;
+  for (std::size_t first = thread; first < vectors; first += threads * kLoads) {
+    // Loads first, unconditionally (an index past the end is clamped to the last vector and its value
+    // dropped below): a load inside an `if` tends to be paired with its add, one load in flight.
+    Vec v[kLoads];
+#pragma unroll
+    for (int k = 0; k < kLoads; ++k)
+      v[k] = body[std::min(first + static_cast<std::size_t>(k) * threads, vectors - 1)];
+#pragma unroll
+    for (int k = 0; k < kLoads; ++k) {
+      const Acc four = static_cast<Acc>(v[k].x) + static_cast<Acc>(v[k].y) + static_cast<Acc>(v[k].z) +
+                       static_cast<Acc>(v[k].w);
+      if (first + static_cast<std::size_t>(k) * threads < vectors) sum += four;
+    }
+  }
+  if (thread < head) sum += static_cast<Acc>(input[thread]);
+  if (thread < n - tail_begin) sum += static_cast<Acc>(input[tail_begin + thread]);
+
+  sum = block_sum(sum, warp_sums);
+  if constexpr (!kSinglePass) {
+    if (threadIdx.x == 0) partials[blockIdx.x] = sum;
+  } else {
+    // [last_block]
+    if (threadIdx.x == 0) {
+      partials[blockIdx.x] = sum;
+      __threadfence();  // our partial is visible device-wide before our ticket is counted
+      const unsigned arrived = atomicAdd(ticket, 1u);
+      is_last_block = arrived == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (is_last_block) {  // the same value in every thread of the block: the barrier below is safe
+      __threadfence();    // every other block's partial, counted before our ticket, is visible to us
+      Acc total = 0;
+      for (unsigned b = threadIdx.x; b < gridDim.x; b += blockDim.x) total += __ldcg(&partials[b]);
+      total = block_sum(total, warp_sums);
+      if (threadIdx.x == 0) {
+        *result = total;
+        *ticket = 0;  // ready for the next launch (kernels on one stream do not overlap)
+      }
+    }
+    // [last_block]
+  }
+}
+// [persistent_kernel]
+
+template <class T>
+void launch_shuffle_unroll8(const T* input, std::size_t n, accumulator_t<T>* result, LaunchShape shape,
+                            Workspace& workspace, cudaStream_t stream) {
+  using Acc = accumulator_t<T>;
+  Acc* partials = workspace.partials<Acc>(shape.grid);
+  shuffle_unroll8_kernel<T><<<shape.grid, shape.block, 0, stream>>>(input, n, partials);
+  CUDA_CHECK_LAUNCH();
+  launch_sum_partials(partials, shape.grid, result, stream);
+}
+
+template <class T, int kLoads, bool kSinglePass>
+void launch_persistent(const T* input, std::size_t n, accumulator_t<T>* result, LaunchShape shape,
+                       Workspace& workspace, cudaStream_t stream) {
+  using Acc = accumulator_t<T>;
+  Acc* partials = workspace.partials<Acc>(shape.grid);
+  persistent_kernel<T, kLoads, kSinglePass>
+      <<<shape.grid, shape.block, 0, stream>>>(input, n, partials, workspace.ticket(), result);
+  CUDA_CHECK_LAUNCH();
+  if constexpr (!kSinglePass) launch_sum_partials(partials, shape.grid, result, stream);
+}
+
+LaunchShape eight_per_thread(std::size_t n, unsigned block, int /*sm_count*/) {
+  return blocks_covering(n, block, std::size_t{block} * 8);
+}
+
+// [persistent_shape]
+/// As many blocks as fit on the device at once (SMs × resident blocks per SM, from the occupancy
+/// API), never more than one 16-byte vector per thread needs. kFixedBlock != 0 overrides --block.
+template <int kLoads, bool kSinglePass, unsigned kFixedBlock>
+LaunchShape persistent_shape(std::size_t n, unsigned block, int sm_count) {
+  if constexpr (kFixedBlock != 0) block = kFixedBlock;
+  int per_sm = 0;
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, persistent_kernel<int, kLoads, kSinglePass>,
+                                                           static_cast<int>(block), 0));
+  const std::size_t resident = static_cast<std::size_t>(std::max(sm_count, 1)) * std::max(per_sm, 1);
+  const std::size_t needed = ceil_div(n, std::size_t{4} * block);
+  return {static_cast<unsigned>(std::max<std::size_t>(1, std::min(resident, needed))), block};
+}
+// [persistent_shape]
+
+// [beyond_variants]
+constexpr const char* persistent_grid = "min(SMs * resident blocks/SM, ceil(n / (4*block)))";
+const Variant beyond_table[] = {
+    {"shuffle_unroll8", "(past the book; NVIDIA sample reduce6/7 idea)",
+     "warp shuffles replace the shared tree: one barrier per block", "ceil(n / (8*block))", eight_per_thread,
+     launch_shuffle_unroll8<int>, launch_shuffle_unroll8<float>},
+    {"int4_grid_stride", "(past the book)", "persistent grid + 16-byte loads; still two launches", persistent_grid,
+     persistent_shape<1, false, 0>, launch_persistent<int, 1, false>, launch_persistent<float, 1, false>},
+    {"single_pass_x4", "(past the book)", "one launch: last block finishes; 4 x 16 B in flight per thread",
+     persistent_grid, persistent_shape<4, true, 0>, launch_persistent<int, 4, true>,
+     launch_persistent<float, 4, true>},
+    {"single_pass_x8", "(past the book)", "one launch; 8 x 16 B in flight per thread", persistent_grid,
+     persistent_shape<8, true, 0>, launch_persistent<int, 8, true>, launch_persistent<float, 8, true>},
+    {"single_pass_x8_b256", "(past the book)", "as single_pass_x8, block fixed at 256: more, smaller blocks",
+     persistent_grid, persistent_shape<8, true, 256>, launch_persistent<int, 8, true>,
+     launch_persistent<float, 8, true>},
+};
+// [beyond_variants]
+
+}  // namespace
+
+std::span<const Variant> beyond_book_variants() { return beyond_table; }
+
+}  // namespace reduce
