@@ -1,0 +1,53 @@
+/// \file decomposition.hpp
+/// \brief Splitting ny rows into slabs along y, and which rows each halo exchange moves where.
+/// Pure host code: the CPU tests check it for thousands of (ny, slabs), and the lab rewrites it.
+#pragma once
+#include <vector>
+
+namespace wave {
+
+/// Half-open range of rows [begin, end).
+struct RowRange {
+  int begin = 0;
+  int end = 0;
+  int size() const { return end - begin; }
+  bool operator==(const RowRange&) const = default;
+};
+
+/// The global rows slab `slab` of `slabs` owns. Every row belongs to exactly one slab, slabs are in
+/// order, and their sizes differ by at most one (ny need not divide evenly).
+RowRange slab_rows(int ny, int slabs, int slab);
+
+/// One halo copy: `rows` rows starting at local row `from_row` of slab `from_slab` (rows it owns) go to
+/// local row `to_row` of slab `to_slab` (its ghost rows: negative above, ≥ its row count below).
+struct HaloCopy {
+  int from_slab = 0;
+  int from_row = 0;
+  int to_slab = 0;
+  int to_row = 0;
+  int rows = 0;
+  bool operator==(const HaloCopy&) const = default;
+};
+
+/// Every copy one step needs, in slab order: slab s sends its first `halo` rows up to slab s−1's ghost
+/// rows below it, and its last `halo` rows down to slab s+1's ghost rows above it. Edges of the grid
+/// send nothing (their ghost rows stay zero: the rigid boundary). Requires every slab ≥ halo rows.
+std::vector<HaloCopy> halo_copies(int ny, int slabs);
+
+/// The local rows one step computes in each part when it overlaps the exchange: the `top` and
+/// `bottom` rows (those the neighbours need, and those that read ghost rows) first, on the halo
+/// stream; the `interior` meanwhile on the other stream. Together they cover [0, rows) once.
+struct StepRegions {
+  RowRange top, interior, bottom;
+};
+StepRegions split_rows(int rows);
+
+/// Throws course::UsageError unless 1 ≤ slabs and, with more than one slab, every slab has at least
+/// `halo` rows (a thinner slab could not supply the rows its neighbour needs).
+void validate_decomposition(int ny, int slabs);
+
+/// The device slab `slab` runs on when `slabs` slabs share `devices` devices: contiguous groups, so
+/// that neighbouring slabs share a device and most copies stay local.
+int device_of_slab(int slab, int slabs, int devices);
+
+}  // namespace wave

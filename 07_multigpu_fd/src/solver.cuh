@@ -1,0 +1,97 @@
+/// \file solver.cuh
+/// \brief The multi-GPU pattern in one process: slabs along y on any number of devices (several slabs
+/// may share one), a halo stream and an interior stream per slab, exchange overlapped with the
+/// interior, peer copies between neighbours.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/buffers.cuh"
+#include "decomposition.hpp"
+#include "kernels.cuh"
+#include "physics.hpp"
+
+namespace wave {
+
+/// One slab's memory and streams on its device: three wavefield buffers (rotated every step), its
+/// slices of the coefficient arrays, and the two streams with their events.
+class Slab {
+ public:
+  /// Allocates on `device` (made current) and uploads the coefficients; the fields start at rest (0).
+  Slab(const Problem& p, int device, RowRange global_rows, int high_priority);
+  ~Slab();
+  Slab(const Slab&) = delete;
+  Slab& operator=(const Slab&) = delete;
+
+  int device() const { return device_; }
+  const SlabLayout& layout() const { return layout_; }
+  RowRange global_rows() const { return global_rows_; }
+  /// Buffer holding u at step `n` + `offset` (offset −1: u_prev, 0: u, +1: u_next of step n).
+  float* field(int n, int offset) { return buffers_[static_cast<std::size_t>(((n + offset + 1) % 3 + 3) % 3)].data(); }
+  /// The arguments of step `n` for local rows `rows`.
+  StepArgs step_args(const Problem& p, int n, RowRange rows);
+
+  cudaStream_t halo_stream() const { return halo_stream_; }
+  cudaStream_t interior_stream() const { return interior_stream_; }
+  cudaEvent_t halo_done() const { return halo_done_; }
+  cudaEvent_t interior_done() const { return interior_done_; }
+
+  /// Copies u after `n` steps (nx × rows, compact) to `out` (synchronous).
+  void download(int n, float* out) const;
+  /// Fills the cells step `n` must write — its own cells and the ghost rows a neighbour fills — of the
+  /// u_next buffer with 0xFF bytes (NaN), so that a cell no kernel or copy writes shows up (synchronous).
+  void poison_next(int n, bool ghosts_above, bool ghosts_below);
+
+ private:
+  int device_;
+  RowRange global_rows_;
+  SlabLayout layout_;
+  int source_x_, source_y_;  // local; source_y_ = −1 when the source is in another slab
+  course::DeviceBuffer<float> buffers_[3];
+  course::DeviceBuffer<float> courant2_, damp_x_, damp_y_;
+  course::Stream halo_stream_, interior_stream_;
+  course::Event halo_done_{cudaEventDisableTiming}, interior_done_{cudaEventDisableTiming};
+};
+
+/// How a run is laid out.
+struct SolverConfig {
+  Problem problem;                  ///< resolved (see resolve())
+  int slabs = 1;
+  int devices = 1;                  ///< how many devices; slab s runs on first_device + device_of_slab(s, …)
+  bool overlap = true;              ///< false: compute all rows, then exchange (no overlap)
+  const Variant* variant = nullptr;
+  int first_device = 0;             ///< devices first_device … first_device + devices − 1
+};
+
+/// Runs a problem split into slabs on one or more devices of this process.
+class SlabSolver {
+ public:
+  explicit SlabSolver(const SolverConfig& config);
+  /// Enqueues `steps` steps on every slab's streams (asynchronous).
+  void advance(int steps);
+  /// Waits for every slab's streams.
+  void synchronize() const;
+  /// u after all steps so far, as one nx × ny array (synchronous).
+  std::vector<float> gather() const;
+  /// Poisons what the next step must write (see Slab::poison_next); tests only.
+  void poison_next();
+  int steps_done() const { return steps_done_; }
+  /// One line per neighbouring device pair: whether peer access is on (or copies are staged).
+  const std::vector<std::string>& peer_report() const { return peer_report_; }
+
+ private:
+  SolverConfig config_;
+  std::vector<std::unique_ptr<Slab>> slabs_;
+  std::vector<HaloCopy> copies_;
+  std::vector<std::string> peer_report_;
+  int steps_done_ = 0;
+};
+
+/// Turns on peer access between `a` and `b` in both directions when the hardware allows it; returns a
+/// line saying which (without it, cudaMemcpyPeerAsync stages the copies through host memory).
+std::string enable_peer_access(int a, int b);
+
+}  // namespace wave
