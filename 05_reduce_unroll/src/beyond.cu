@@ -84,7 +84,6 @@ __global__ void __launch_bounds__(1024) persistent_kernel(const T* __restrict__ 
   if constexpr (!kSinglePass) {
     if (threadIdx.x == 0) partials[blockIdx.x] = sum;
   } else {
-    // [last_block]
     if (threadIdx.x == 0) {
       partials[blockIdx.x] = sum;
       __threadfence();  // our partial is visible device-wide before our ticket is counted
@@ -102,7 +101,6 @@ __global__ void __launch_bounds__(1024) persistent_kernel(const T* __restrict__ 
         *ticket = 0;  // ready for the next launch (kernels on one stream do not overlap)
       }
     }
-    // [last_block]
   }
 }
 // [persistent_kernel]
