@@ -25,12 +25,12 @@ namespace reduce {
 template <class Acc>
 __device__ Acc warp_tail(Acc* s, unsigned lane) {
   volatile Acc* vs = s;  // TODO: the race is here (see above)
-  vs[lane] += vs[lane + 32];
-  vs[lane] += vs[lane + 16];
-  vs[lane] += vs[lane + 8];
-  vs[lane] += vs[lane + 4];
-  vs[lane] += vs[lane + 2];
-  vs[lane] += vs[lane + 1];
+  vs[lane] = vs[lane] + vs[lane + 32];
+  vs[lane] = vs[lane] + vs[lane + 16];
+  vs[lane] = vs[lane] + vs[lane + 8];
+  vs[lane] = vs[lane] + vs[lane + 4];
+  vs[lane] = vs[lane] + vs[lane + 2];
+  vs[lane] = vs[lane] + vs[lane + 1];
   return vs[lane];
 }
 

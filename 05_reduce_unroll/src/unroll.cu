@@ -6,7 +6,8 @@
 #include "reduce_device.cuh"
 #include "reduce_unroll.hpp"
 #include "unroll_load.cuh"
-#include "warp_tail.cuh"
+// src/warp_tail.cuh, or lab/warp_tail.cuh in lab mode (see CMakeLists.txt).
+#include REDUCE_WARP_TAIL_HEADER
 
 namespace reduce {
 namespace {
