@@ -1,0 +1,25 @@
+/// \file sm_copy.cuh
+/// \brief Device→device copies done by the SMs (a kernel) rather than by cudaMemcpy's own path.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstddef>
+
+namespace bandwidth {
+
+/// Copies `bytes` bytes from `src` to `dst` (device pointers on the current device, any alignment, any
+/// length, not overlapping) with a kernel that moves 16 bytes per access and keeps several accesses in
+/// flight per thread. Where `src` and `dst` differ in alignment modulo 16 no 16-byte access can be
+/// aligned on both sides, and it falls back to a byte-wise kernel (correct, slower). Asynchronous on
+/// `stream`; 0 bytes is a no-op. This file is the lab exercise.
+void launch_sm_copy(void* dst, const void* src, std::size_t bytes, cudaStream_t stream = nullptr);
+
+/// The naive rung: one 16-byte access per thread per grid-stride step, nothing else in flight.
+/// Requires `dst` and `src` 16-byte aligned (throws std::invalid_argument otherwise); any length.
+void launch_grid_stride_copy(void* dst, const void* src, std::size_t bytes, cudaStream_t stream = nullptr);
+
+/// Blocks of `threads` threads that fit on the current device at once (SMs × resident blocks per SM
+/// for `kernel`): the grid size that fills the GPU exactly once. Cached per device.
+int resident_blocks(const void* kernel, int threads);
+
+}  // namespace bandwidth

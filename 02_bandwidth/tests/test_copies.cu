@@ -1,0 +1,248 @@
+// Chapter 02's copies: host buffers of every kind, the SM copy kernels at awkward sizes and offsets,
+// the data check itself, and the lesson's two timing claims. CPU cases first; the rest in suite "gpu".
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+#include <vector>
+
+#include "common/buffers.cuh"
+#include "common/check.cuh"
+#include "common/device.cuh"
+#include "copies.cuh"
+#include "sm_copy.cuh"
+
+using namespace bandwidth;
+
+namespace {
+std::vector<unsigned char> random_bytes(std::size_t n, std::uint64_t seed) {
+  std::vector<unsigned char> v(n);
+  fill_random(v, seed);
+  return v;
+}
+constexpr std::size_t guard = SweepConfig::guard_bytes;
+// Sizes that are not multiples of 16, below and above one vector, one block and one tile.
+const std::size_t odd_sizes[] = {1, 3, 15, 16, 17, 4097, (std::size_t{1} << 20) + 7};
+}  // namespace
+
+TEST_CASE("random data is reproducible from its seed, differs between seeds, and fills odd lengths") {
+  const auto a = random_bytes(1001, 7), b = random_bytes(1001, 7), c = random_bytes(1001, 8);
+  CHECK(a == b);
+  CHECK(a != c);
+  // Bytes look uniform enough that a stale or shifted copy cannot match by chance.
+  CHECK(std::count(a.begin(), a.end(), a[0]) < 20);
+  CHECK(!std::equal(a.begin() + 1, a.end(), a.begin()));
+  const auto three = random_bytes(3, 7);
+  CHECK(std::equal(three.begin(), three.end(), a.begin()));  // a prefix of the same stream
+}
+
+TEST_CASE("the host check counts wrong bytes and writes past the end") {
+  const auto expected = random_bytes(100, 1);
+  std::vector<unsigned char> actual(expected);
+  actual.resize(100 + 16, poison_byte);
+  CHECK(count_wrong_bytes_on_host(actual, expected, 16) == 0);
+  actual[37] ^= 1;
+  CHECK(count_wrong_bytes_on_host(actual, expected, 16) == 1);
+  actual[37] ^= 1;
+  actual[100 + 3] = 0;  // a write past the end
+  CHECK(count_wrong_bytes_on_host(actual, expected, 16) == 1);
+  CHECK_THROWS_AS(count_wrong_bytes_on_host(expected, expected, 1), std::invalid_argument);
+}
+
+TEST_SUITE("gpu") {
+  TEST_CASE("every host memory kind carries random data to the device and back, byte for byte, at odd sizes") {
+    course::require_device(0);
+    const std::size_t largest = *std::max_element(std::begin(odd_sizes), std::end(odd_sizes));
+    course::Stream stream;
+    course::DeviceBuffer<unsigned char> device(largest + guard);
+    std::vector<unsigned char> readback(largest + guard);
+    for (const HostMemoryKind kind : all_host_memory_kinds) {
+      HostBuffer source(kind, largest + guard), destination(kind, largest + guard);
+      for (const std::size_t n : odd_sizes) {
+        CAPTURE(kind_name(kind));
+        CAPTURE(n);
+        const auto expected = random_bytes(n, n);
+        std::memcpy(source.data(), expected.data(), n);
+        // Host → device, checked by reading the device back with a plain cudaMemcpy.
+        CUDA_CHECK(cudaMemsetAsync(device.data(), poison_byte, n + guard, stream));
+        CUDA_CHECK(cudaMemcpyAsync(device.data(), source.data(), n, cudaMemcpyHostToDevice, stream));
+        stream.synchronize();
+        CUDA_CHECK(cudaMemcpy(readback.data(), device.data(), n + guard, cudaMemcpyDeviceToHost));
+        CHECK(count_wrong_bytes_on_host({readback.data(), n + guard}, expected, guard) == 0);
+        // Device → host into the poisoned destination buffer of the same kind.
+        std::memset(destination.data(), poison_byte, n + guard);
+        CUDA_CHECK(cudaMemcpyAsync(destination.data(), device.data(), n, cudaMemcpyDeviceToHost, stream));
+        stream.synchronize();
+        CHECK(count_wrong_bytes_on_host({destination.data(), n + guard}, expected, guard) == 0);
+      }
+    }
+  }
+
+  TEST_CASE("the device check finds a wrong byte, a write past the end, and nothing in a good copy") {
+    course::require_device(0);
+    const std::size_t n = (std::size_t{1} << 20) + 5;
+    const auto data = random_bytes(n, 3);
+    course::DeviceBuffer<unsigned char> expected(n), actual(n + guard);
+    expected.upload(data);
+    CUDA_CHECK(cudaMemset(actual.data(), poison_byte, n + guard));
+    CUDA_CHECK(cudaMemcpy(actual.data(), expected.data(), n, cudaMemcpyDeviceToDevice));
+    CHECK(count_wrong_bytes_on_device(actual.data(), expected.data(), n, guard, nullptr) == 0);
+    const unsigned char flipped = static_cast<unsigned char>(data[n / 2] ^ 0x10);
+    CUDA_CHECK(cudaMemcpy(actual.data() + n / 2, &flipped, 1, cudaMemcpyHostToDevice));
+    CHECK(count_wrong_bytes_on_device(actual.data(), expected.data(), n, guard, nullptr) == 1);
+    CUDA_CHECK(cudaMemcpy(actual.data() + n + guard - 1, &flipped, 1, cudaMemcpyHostToDevice));
+    CHECK(count_wrong_bytes_on_device(actual.data(), expected.data(), n, guard, nullptr) == 2);
+    // An untouched (all poison) destination is wrong almost everywhere.
+    CUDA_CHECK(cudaMemset(actual.data(), poison_byte, n + guard));
+    CHECK(count_wrong_bytes_on_device(actual.data(), expected.data(), n, guard, nullptr) > n * 99 / 100);
+  }
+
+  TEST_CASE("the SM copy kernel copies any size between any offsets and writes nothing outside") {
+    course::require_device(0);
+    const std::size_t sizes[] = {1,    2,    3,    15,          16,           17,        31,
+                                 33,   255,  256,  4095,        4097,         65536 + 5, (std::size_t{1} << 20) + 7,
+                                 (std::size_t{3} << 20) + 13};
+    const std::size_t offsets[] = {0, 1, 3, 8, 15};
+    constexpr std::size_t pad = 64;  // poisoned bytes kept on both sides of the destination
+    const std::size_t largest = sizes[std::size(sizes) - 1];
+    const auto data = random_bytes(largest + 16, 11);
+    course::DeviceBuffer<unsigned char> src(largest + 16), dst(largest + 16 + 2 * pad);
+    src.upload(data);
+    std::vector<unsigned char> back(dst.size());
+    for (const std::size_t n : sizes)
+      for (const std::size_t src_offset : offsets)
+        for (const std::size_t dst_offset : offsets) {
+          CAPTURE(n);
+          CAPTURE(src_offset);
+          CAPTURE(dst_offset);
+          const std::size_t begin = pad + dst_offset;
+          CUDA_CHECK(cudaMemset(dst.data(), poison_byte, begin + n + pad));
+          launch_sm_copy(dst.data() + begin, src.data() + src_offset, n);
+          CUDA_CHECK(cudaDeviceSynchronize());
+          CUDA_CHECK(cudaMemcpy(back.data(), dst.data(), begin + n + pad, cudaMemcpyDeviceToHost));
+          const bool before_clean =
+              std::all_of(back.begin(), back.begin() + begin, [](unsigned char b) { return b == poison_byte; });
+          const bool copied = std::equal(back.begin() + begin, back.begin() + begin + n, data.begin() + src_offset);
+          const bool after_clean = std::all_of(back.begin() + begin + n, back.begin() + begin + n + pad,
+                                               [](unsigned char b) { return b == poison_byte; });
+          REQUIRE(before_clean);
+          REQUIRE(copied);
+          REQUIRE(after_clean);
+        }
+  }
+
+  TEST_CASE("the SM copy kernel is right when the grid loops many times (64 MiB + 5, aligned and not)") {
+    course::require_device(0);
+    const std::size_t n = (std::size_t{64} << 20) + 5;
+    const auto data = random_bytes(n + 16, 5);
+    course::DeviceBuffer<unsigned char> src(n + 16), dst(n + 16 + guard);
+    src.upload(data);
+    std::vector<unsigned char> back(n + guard);
+    for (const std::size_t offset : {std::size_t{0}, std::size_t{3}}) {
+      CAPTURE(offset);
+      CUDA_CHECK(cudaMemset(dst.data(), poison_byte, dst.size()));
+      launch_sm_copy(dst.data() + offset, src.data() + offset, n);
+      CUDA_CHECK(cudaDeviceSynchronize());
+      CUDA_CHECK(cudaMemcpy(back.data(), dst.data() + offset, n + guard, cudaMemcpyDeviceToHost));
+      CHECK(count_wrong_bytes_on_host(back, {data.data() + offset, n}, guard) == 0);
+    }
+    launch_sm_copy(dst.data(), src.data(), 0);  // zero bytes: nothing to do, no launch error
+    CUDA_CHECK(cudaDeviceSynchronize());
+  }
+
+  TEST_CASE("the grid-stride rung copies odd sizes between aligned buffers and refuses misaligned ones") {
+    course::require_device(0);
+    const auto data = random_bytes((std::size_t{1} << 20) + 7, 9);
+    course::DeviceBuffer<unsigned char> src(data.size()), dst(data.size() + guard);
+    src.upload(data);
+    std::vector<unsigned char> back(data.size() + guard);
+    for (const std::size_t n : odd_sizes) {
+      CAPTURE(n);
+      CUDA_CHECK(cudaMemset(dst.data(), poison_byte, n + guard));
+      launch_grid_stride_copy(dst.data(), src.data(), n);
+      CUDA_CHECK(cudaDeviceSynchronize());
+      CUDA_CHECK(cudaMemcpy(back.data(), dst.data(), n + guard, cudaMemcpyDeviceToHost));
+      CHECK(count_wrong_bytes_on_host({back.data(), n + guard}, {data.data(), n}, guard) == 0);
+    }
+    CHECK_THROWS_AS(launch_grid_stride_copy(dst.data() + 1, src.data(), 64), std::invalid_argument);
+  }
+
+  TEST_CASE("the bench times and checks every copy kind, every host kind, both directions at once, at odd sizes") {
+    course::require_device(0);
+    CopyBench bench((std::size_t{1} << 20) + 7, 42);
+    for (const HostMemoryKind kind : all_host_memory_kinds) {
+      bench.use_host_memory(kind);
+      for (const std::size_t n : odd_sizes) {
+        CAPTURE(kind_name(kind));
+        CAPTURE(n);
+        for (const CopyKind copy : {CopyKind::h2d, CopyKind::d2h, CopyKind::d2d_memcpy, CopyKind::d2d_sm_kernel,
+                                    CopyKind::d2d_grid_stride}) {
+          CAPTURE(copy_kind_name(copy));
+          const CopyMeasurement m = bench.measure(copy, n, {1, 3});  // throws on a wrong byte
+          CHECK(m.events.ms.median > 0);
+          CHECK(m.spin_blocked.ms.median > 0);
+          CHECK(m.spin_blocked.copies_per_trial == copies_per_trial(n));
+        }
+        CHECK_NOTHROW(bench.measure_bidirectional(n, {1, 3}));
+      }
+    }
+    const auto duel = bench.d2d_duel((std::size_t{1} << 20) + 7, {1, 3});
+    CHECK(duel.size() == 3);
+    CHECK_THROWS_AS(bench.measure(CopyKind::h2d, (std::size_t{1} << 20) + 8, {1, 1}), std::invalid_argument);
+  }
+
+  TEST_CASE("pinned memory moves 64 MiB at least 1.1x faster than pageable memory, both directions") {
+    course::require_device(0);
+    const std::size_t n = std::size_t{64} << 20;
+    CopyBench bench(n, 1);
+    double gbs[2][2] = {};  // [pageable, pinned][h2d, d2h]
+    const HostMemoryKind kinds[] = {HostMemoryKind::pageable, HostMemoryKind::pinned};
+    for (int k = 0; k < 2; ++k) {
+      bench.use_host_memory(kinds[k]);
+      for (int d = 0; d < 2; ++d) {
+        const auto m = bench.measure(d == 0 ? CopyKind::h2d : CopyKind::d2h, n, {2, 7});
+        gbs[k][d] = static_cast<double>(n) / (m.spin_blocked.ms.median * 1e6);
+      }
+    }
+    MESSAGE("H2D pageable " << gbs[0][0] << " pinned " << gbs[1][0] << " GB/s; D2H pageable " << gbs[0][1]
+                            << " pinned " << gbs[1][1] << " GB/s");
+    CHECK(gbs[1][0] > 1.1 * gbs[0][0]);
+    CHECK(gbs[1][1] > 1.1 * gbs[0][1]);
+  }
+
+  TEST_CASE("behind a spin kernel, small pinned copies take less time each than with events around each one") {
+    course::require_device(0);
+    CopyBench bench(4096, 2);
+    bench.use_host_memory(HostMemoryKind::pinned);
+    const auto m = bench.measure(CopyKind::h2d, 4096, {3, 15});
+    MESSAGE("4 KiB H2D: " << m.spin_blocked.ms.median * 1e3 << " us/copy spin-blocked, " << m.events.ms.median * 1e3
+                          << " us with events");
+    CHECK(m.spin_blocked.copies_per_trial == 64);
+    CHECK(m.spin_blocked.spin_covered_fraction == 1.0);  // the spin outlasted all 64 enqueues
+    CHECK(m.spin_blocked.ms.median < m.events.ms.median);
+  }
+
+  TEST_CASE("the SM copy kernel keeps up with cudaMemcpy device to device at 256 MiB (within 10%)") {
+    course::require_device(0);
+    const std::size_t n = std::size_t{256} << 20;
+    CopyBench bench(n, 3);
+    const auto duel = bench.d2d_duel(n, {2, 9});
+    MESSAGE("256 MiB D2D ms: memcpy " << duel[0].median << ", sm kernel " << duel[1].median << ", grid-stride "
+                                      << duel[2].median);
+    CHECK(duel[1].median < 1.10 * duel[0].median);
+  }
+
+  TEST_CASE("peer-to-peer copies arrive intact between every pair, with and without peer access") {
+    const int count = course::usable_device_count();
+    course::require_device(0);
+    if (count < 2) {
+      MESSAGE("one GPU: no peer-to-peer pairs to test");
+      return;
+    }
+    const auto pairs = measure_peer_matrix(count, (std::size_t{1} << 20) + 7, {1, 2}, 4);  // throws on a wrong byte
+    const auto staged = std::count_if(pairs.begin(), pairs.end(), [](const PeerMeasurement& p) { return !p.peer_access; });
+    CHECK(staged == count * (count - 1));
+    for (const auto& p : pairs) CHECK(p.one_way.spin_blocked.ms.median > 0);
+  }
+}
