@@ -1,0 +1,306 @@
+#include "forces.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "partition.hpp"
+
+namespace md {
+
+void ForceWorkspace::prepare(int threads) {
+  const auto t = static_cast<std::size_t>(threads);
+  if (times.size() != t) times.assign(t, ThreadTimes{});
+  if (per_thread.size() < t) per_thread.resize(t);
+}
+
+namespace {
+
+/// Lennard-Jones F(r)/r for r² < Rc²: F·(dx, dy, dz) is the force on the first atom of the pair.
+inline double force_over_r(double r2) noexcept {
+  const double sr2 = 1.0 / r2, sr6 = sr2 * sr2 * sr2;
+  return 48.0 * sr6 * (sr6 - 0.5) * sr2;
+}
+
+// [half_rows]
+/// Walks rows [begin, end) of a half list and adds each pair's force to both atoms (Newton's third
+/// law: one evaluation, two updates) in `f`, which may be the shared array or a thread's private one.
+void accumulate_half_rows(const ForceInput& in, std::size_t begin, std::size_t end, Vec3* __restrict f) {
+  const Vec3* __restrict x = in.position.data();
+  const std::size_t* offsets = in.list->offsets.data();
+  const std::int32_t* neighbours = in.list->neighbours.data();
+  const double box = in.box, half_box = 0.5 * box, cutoff2 = in.cutoff * in.cutoff;
+  for (std::size_t i = begin; i < end; ++i) {
+    const Vec3 xi = x[i];
+    Vec3 fi{};
+    for (std::size_t k = offsets[i]; k < offsets[i + 1]; ++k) {
+      const auto j = static_cast<std::size_t>(neighbours[k]);
+      const double dx = minimum_image(xi.x - x[j].x, box, half_box), dy = minimum_image(xi.y - x[j].y, box, half_box),
+                   dz = minimum_image(xi.z - x[j].z, box, half_box);
+      const double r2 = dx * dx + dy * dy + dz * dz;
+      // Pairs in the skin are listed but do not interact yet. A select, not a branch: a third of the
+      // pairs fail the test at random, and a mispredicted branch costs more than the arithmetic.
+      const double fr = force_over_r(r2) * static_cast<double>(r2 < cutoff2);
+      fi.x += dx * fr, fi.y += dy * fr, fi.z += dz * fr;
+      f[j].x -= dx * fr, f[j].y -= dy * fr, f[j].z -= dz * fr;
+    }
+    f[i].x += fi.x, f[i].y += fi.y, f[i].z += fi.z;
+  }
+}
+// [half_rows]
+
+double seconds_since(double t0) noexcept { return omp_get_wtime() - t0; }
+
+/// Zeroes this thread's private array (allocating it on first use, by this thread: first touch).
+Vec3* private_forces(ForceWorkspace& ws, int thread, std::size_t n) {
+  auto& mine = ws.per_thread[static_cast<std::size_t>(thread)];
+  if (mine.size() != n) mine.assign(n, Vec3{});
+  else std::fill(mine.begin(), mine.end(), Vec3{});
+  return mine.data();
+}
+
+void forces_serial(const ForceInput& in, std::span<Vec3> f, ForceWorkspace& ws, int) {
+  ws.prepare(1);
+  const double t0 = omp_get_wtime();
+  ThreadTimes& times = ws.times[0];
+  std::fill(f.begin(), f.end(), Vec3{});
+  times.loop_begin = seconds_since(t0);
+  accumulate_half_rows(in, 0, f.size(), f.data());
+  times.compute_end = times.section_enter = times.section_exit = seconds_since(t0);
+  times.particles = f.size();
+}
+
+// [critical_method]
+/// The book's "critical method": private arrays, then one thread at a time adds its whole array into
+/// the shared one. `bounds` decides who owns which rows: equal shares (critical) or the staircase
+/// (triangle); the section is the same.
+void forces_with_critical_section(const ForceInput& in, std::span<Vec3> f, ForceWorkspace& ws, int threads,
+                                  const std::vector<std::size_t>& bounds) {
+  const std::size_t n = f.size();
+  ws.prepare(threads);
+  const auto zero_share = equal_partition(n, threads);
+  const double t0 = omp_get_wtime();
+#pragma omp parallel num_threads(threads)
+  {
+    const int t = omp_get_thread_num();
+    ThreadTimes& times = ws.times[static_cast<std::size_t>(t)];
+    times.start = seconds_since(t0);
+    Vec3* local = private_forces(ws, t, n);
+    std::fill(f.begin() + static_cast<std::ptrdiff_t>(zero_share[t]), f.begin() + static_cast<std::ptrdiff_t>(zero_share[t + 1]), Vec3{});
+#pragma omp barrier  // the shared array is zero before anyone adds into it
+    times.loop_begin = seconds_since(t0);
+    accumulate_half_rows(in, bounds[t], bounds[t + 1], local);
+    times.compute_end = seconds_since(t0);
+#pragma omp critical(md_force_sum)
+    {
+      times.section_enter = seconds_since(t0);
+      for (std::size_t i = 0; i < n; ++i) f[i].x += local[i].x, f[i].y += local[i].y, f[i].z += local[i].z;
+      times.section_exit = seconds_since(t0);
+    }
+    times.particles = bounds[t + 1] - bounds[t];
+  }
+}
+
+void forces_critical(const ForceInput& in, std::span<Vec3> f, ForceWorkspace& ws, int threads) {
+  forces_with_critical_section(in, f, ws, threads, equal_partition(f.size(), threads));
+}
+// [critical_method]
+
+// [triangle_method]
+void forces_triangle(const ForceInput& in, std::span<Vec3> f, ForceWorkspace& ws, int threads) {
+  // Δ = Tc / t_p comes from measurement, once per team size: thread k then reaches the section
+  // k·Tc after thread 0, just as thread k − 1 leaves it.
+  if (ws.triangle_threads != threads) calibrate_triangle(in, f, ws, threads);
+  forces_with_critical_section(in, f, ws, threads, triangle_partition(f.size(), threads, ws.triangle_step));
+}
+// [triangle_method]
+
+// [atomic_method]
+void forces_atomic(const ForceInput& in, std::span<Vec3> f, ForceWorkspace& ws, int threads) {
+  const std::size_t n = f.size();
+  ws.prepare(threads);
+  const auto bounds = equal_partition(n, threads);
+  const Vec3* x = in.position.data();
+  const std::size_t* offsets = in.list->offsets.data();
+  const std::int32_t* neighbours = in.list->neighbours.data();
+  const double box = in.box, half_box = 0.5 * box, cutoff2 = in.cutoff * in.cutoff;
+  const double t0 = omp_get_wtime();
+#pragma omp parallel num_threads(threads)
+  {
+    const int t = omp_get_thread_num();
+    ThreadTimes& times = ws.times[static_cast<std::size_t>(t)];
+    times.start = seconds_since(t0);
+    std::fill(f.begin() + static_cast<std::ptrdiff_t>(bounds[t]), f.begin() + static_cast<std::ptrdiff_t>(bounds[t + 1]), Vec3{});
+#pragma omp barrier
+    times.loop_begin = seconds_since(t0);
+    for (std::size_t i = bounds[t]; i < bounds[t + 1]; ++i) {
+      const Vec3 xi = x[i];
+      Vec3 fi{};
+      for (std::size_t k = offsets[i]; k < offsets[i + 1]; ++k) {
+        const auto j = static_cast<std::size_t>(neighbours[k]);
+        const double dx = minimum_image(xi.x - x[j].x, box, half_box), dy = minimum_image(xi.y - x[j].y, box, half_box),
+                     dz = minimum_image(xi.z - x[j].z, box, half_box);
+        const double r2 = dx * dx + dy * dy + dz * dz;
+        if (r2 >= cutoff2) continue;
+        const double fr = force_over_r(r2);
+        fi.x += dx * fr, fi.y += dy * fr, fi.z += dz * fr;
+        // Atom j may belong to any thread: each update is an indivisible read-modify-write.
+#pragma omp atomic
+        f[j].x -= dx * fr;
+#pragma omp atomic
+        f[j].y -= dy * fr;
+#pragma omp atomic
+        f[j].z -= dz * fr;
+      }
+#pragma omp atomic
+      f[i].x += fi.x;
+#pragma omp atomic
+      f[i].y += fi.y;
+#pragma omp atomic
+      f[i].z += fi.z;
+    }
+    times.compute_end = times.section_enter = times.section_exit = seconds_since(t0);
+    times.particles = bounds[t + 1] - bounds[t];
+  }
+}
+// [atomic_method]
+
+// [thread_arrays_method]
+/// What LAMMPS' OPENMP package does: private arrays as in the critical method, but no critical section:
+/// after one barrier the threads sum the arrays together, each for its own block of particles.
+void forces_thread_arrays(const ForceInput& in, std::span<Vec3> f, ForceWorkspace& ws, int threads) {
+  const std::size_t n = f.size();
+  ws.prepare(threads);
+  const auto bounds = equal_partition(n, threads);
+  const double t0 = omp_get_wtime();
+#pragma omp parallel num_threads(threads)
+  {
+    const int t = omp_get_thread_num();
+    ThreadTimes& times = ws.times[static_cast<std::size_t>(t)];
+    times.start = seconds_since(t0);
+    Vec3* local = private_forces(ws, t, n);
+    times.loop_begin = seconds_since(t0);
+    accumulate_half_rows(in, bounds[t], bounds[t + 1], local);
+    times.compute_end = seconds_since(t0);
+#pragma omp barrier  // every private array is complete
+    times.section_enter = seconds_since(t0);
+    for (std::size_t i = bounds[t]; i < bounds[t + 1]; ++i) {
+      Vec3 sum{};
+      for (int other = 0; other < threads; ++other) {
+        const Vec3& part = ws.per_thread[static_cast<std::size_t>(other)][i];
+        sum.x += part.x, sum.y += part.y, sum.z += part.z;
+      }
+      f[i] = sum;
+    }
+    times.section_exit = seconds_since(t0);
+    times.particles = bounds[t + 1] - bounds[t];
+  }
+}
+// [thread_arrays_method]
+
+// [full_list_method]
+/// A full list: each atom sums its own force from all its neighbours and writes only its own entry.
+/// No shared writes, so no synchronisation at all, at the price of computing every pair twice.
+void forces_full_list(const ForceInput& in, std::span<Vec3> f, ForceWorkspace& ws, int threads) {
+  const std::size_t n = f.size();
+  ws.prepare(threads);
+  const auto bounds = equal_partition(n, threads);
+  const Vec3* __restrict x = in.position.data();
+  const std::size_t* offsets = in.list->offsets.data();
+  const std::int32_t* neighbours = in.list->neighbours.data();
+  const double box = in.box, half_box = 0.5 * box, cutoff2 = in.cutoff * in.cutoff;
+  const double t0 = omp_get_wtime();
+#pragma omp parallel num_threads(threads)
+  {
+    const int t = omp_get_thread_num();
+    ThreadTimes& times = ws.times[static_cast<std::size_t>(t)];
+    times.start = times.loop_begin = seconds_since(t0);
+    for (std::size_t i = bounds[t]; i < bounds[t + 1]; ++i) {
+      const Vec3 xi = x[i];
+      Vec3 fi{};
+      for (std::size_t k = offsets[i]; k < offsets[i + 1]; ++k) {
+        const auto j = static_cast<std::size_t>(neighbours[k]);
+        const double dx = minimum_image(xi.x - x[j].x, box, half_box), dy = minimum_image(xi.y - x[j].y, box, half_box),
+                     dz = minimum_image(xi.z - x[j].z, box, half_box);
+        const double r2 = dx * dx + dy * dy + dz * dz;
+        if (r2 >= cutoff2) continue;
+        const double fr = force_over_r(r2);
+        fi.x += dx * fr, fi.y += dy * fr, fi.z += dz * fr;
+      }
+      f[i] = fi;
+    }
+    times.compute_end = times.section_enter = times.section_exit = seconds_since(t0);
+    times.particles = bounds[t + 1] - bounds[t];
+  }
+}
+// [full_list_method]
+
+constexpr ForceStrategy strategy_table[] = {
+    {"serial", forces_serial, ListKind::half, false,
+     "the reference: one thread, half list, Newton's third law"},
+    {"critical", forces_critical, ListKind::half, true,
+     "private arrays summed in a critical section: idle time Nth(Nth-1)Tc"},
+    {"triangle", forces_triangle, ListKind::half, true,
+     "staircase shares so threads reach the section in turn: idle Nth(Nth-1)Tc/2"},
+    {"atomic", forces_atomic, ListKind::half, false,
+     "no private arrays: every update of a shared force is an atomic add"},
+    {"thread_arrays", forces_thread_arrays, ListKind::half, false,
+     "private arrays reduced in parallel by particle blocks (LAMMPS OPENMP): no section"},
+    {"full_list", forces_full_list, ListKind::full, false,
+     "full list, no Newton's third law: twice the pairs, no conflicting writes"},
+};
+
+}  // namespace
+
+std::span<const ForceStrategy> force_strategies() { return strategy_table; }
+
+const ForceStrategy* find_strategy(std::string_view name) {
+  for (const ForceStrategy& s : strategy_table)
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+void calibrate_triangle(const ForceInput& input, std::span<Vec3> scratch, ForceWorkspace& ws, int threads, int reps) {
+  std::vector<double> section, particle;
+  for (int r = 0; r < std::max(1, reps); ++r) {
+    forces_critical(input, scratch, ws, threads);
+    const IdleSummary s = summarize(ws.times);
+    section.push_back(s.section_mean_s);
+    particle.push_back(s.particle_s);
+  }
+  const auto median = [](std::vector<double>& v) {
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+    return v[v.size() / 2];
+  };
+  ws.calibrated_section_s = median(section);
+  ws.calibrated_particle_s = median(particle);
+  ws.triangle_step = ws.calibrated_particle_s > 0 ? ws.calibrated_section_s / ws.calibrated_particle_s : 0.0;
+  ws.triangle_threads = threads;
+}
+
+IdleSummary summarize(std::span<const ThreadTimes> times) {
+  IdleSummary s;
+  if (times.empty()) return s;
+  double loop_s = 0, section_s = 0;
+  std::size_t particles = 0;
+  for (const ThreadTimes& t : times) s.span_s = std::max(s.span_s, t.section_exit);
+  for (const ThreadTimes& t : times) {
+    s.idle_before_s += t.section_enter - t.compute_end;
+    s.idle_after_s += s.span_s - t.section_exit;
+    section_s += t.section_exit - t.section_enter;
+    loop_s += t.compute_end - t.loop_begin;
+    particles += t.particles;
+  }
+  s.section_mean_s = section_s / static_cast<double>(times.size());
+  s.particle_s = particles > 0 ? loop_s / static_cast<double>(particles) : 0.0;
+  return s;
+}
+
+double model_idle_s(const ForceStrategy& strategy, int threads, double section_s) {
+  if (!strategy.critical_section) return 0.0;
+  const double pairs_of_threads = static_cast<double>(threads) * (threads - 1.0);
+  return strategy.name == "triangle" ? pairs_of_threads * section_s / 2.0 : pairs_of_threads * section_s;
+}
+
+}  // namespace md

@@ -1,0 +1,281 @@
+#include "md.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+
+namespace md {
+
+System make_fcc_lattice(int cells, double density) {
+  if (cells < 1 || !(density > 0)) throw std::invalid_argument("make_fcc_lattice: cells and density must be positive");
+  const double lattice = std::cbrt(4.0 / density);  // 4 atoms per cubic unit cell
+  System system;
+  system.box = cells * lattice;
+  const std::array<Vec3, 4> basis{{{0, 0, 0}, {0.5, 0.5, 0}, {0.5, 0, 0.5}, {0, 0.5, 0.5}}};
+  system.position.reserve(std::size_t{4} * cells * cells * cells);
+  for (int z = 0; z < cells; ++z)
+    for (int y = 0; y < cells; ++y)
+      for (int x = 0; x < cells; ++x)
+        for (const Vec3& b : basis)
+          system.position.push_back({(x + b.x) * lattice, (y + b.y) * lattice, (z + b.z) * lattice});
+  system.velocity.assign(system.position.size(), Vec3{});
+  return system;
+}
+
+void assign_velocities(System& system, double temperature_target, std::uint64_t seed) {
+  const std::size_t n = system.size();
+  if (n < 2) return;  // one atom with zero momentum cannot move: nothing to scale
+  // SplitMix64 and our own [0,1) conversion: the same velocities with every standard library.
+  auto next = [state = seed]() mutable {
+    std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    z ^= z >> 31;
+    return static_cast<double>(z >> 11) * 0x1.0p-53 - 0.5;
+  };
+  Vec3 momentum{};
+  for (Vec3& v : system.velocity) {
+    v = {next(), next(), next()};
+    momentum.x += v.x, momentum.y += v.y, momentum.z += v.z;
+  }
+  const double inv_n = 1.0 / static_cast<double>(n);
+  for (Vec3& v : system.velocity) v.x -= momentum.x * inv_n, v.y -= momentum.y * inv_n, v.z -= momentum.z * inv_n;
+  const double now = temperature(system);
+  const double scale = now > 0 ? std::sqrt(temperature_target / now) : 0.0;
+  for (Vec3& v : system.velocity) v.x *= scale, v.y *= scale, v.z *= scale;
+}
+
+double kinetic_energy(const System& system) {
+  double twice = 0;
+  for (const Vec3& v : system.velocity) twice += v.x * v.x + v.y * v.y + v.z * v.z;
+  return 0.5 * twice;
+}
+
+double temperature(const System& system) {
+  const std::size_t n = system.size();
+  if (n < 2) return 0;
+  return 2.0 * kinetic_energy(system) / (3.0 * static_cast<double>(n) - 3.0);
+}
+
+namespace {
+
+/// The cell grid: `per_side`³ cells of side box / per_side ≥ reach.
+struct CellGrid {
+  int per_side = 1;
+  double side = 0;
+  explicit CellGrid(double box, double reach)
+      : per_side(std::max(1, static_cast<int>(std::floor(box / reach)))), side(box / per_side) {}
+  int coordinate(double wrapped) const noexcept { return std::min(static_cast<int>(wrapped / side), per_side - 1); }
+  int index(const Vec3& p) const noexcept {
+    return (coordinate(p.z) * per_side + coordinate(p.y)) * per_side + coordinate(p.x);
+  }
+  int count() const noexcept { return per_side * per_side * per_side; }
+};
+
+double wrap(double x, double box) noexcept {
+  double w = x - box * std::floor(x / box);
+  return w >= box ? 0.0 : w;  // x just below 0 can round up to exactly box
+}
+
+Vec3 wrap(const Vec3& p, double box) noexcept { return {wrap(p.x, box), wrap(p.y, box), wrap(p.z, box)}; }
+
+/// Whether a pair (i, j), i ≠ j, goes into i's row when every neighbour cell is searched. Half list: i < j
+/// with an even sum, or i > j with an odd sum, so each pair lands in exactly one row and every row gets
+/// about half of its neighbours, whatever the atom order (the plain rule "j > i" would give the first
+/// atoms all of their neighbours and the last ones none).
+bool keeps(ListKind kind, std::int64_t i, std::int64_t j) noexcept {
+  return kind == ListKind::full || ((i < j) == ((i + j) % 2 == 0));
+}
+
+}  // namespace
+
+void wrap_and_sort_by_cell(System& system, double reach) {
+  const std::size_t n = system.size();
+  const CellGrid grid(system.box, reach);
+  std::vector<int> cell(n);
+  std::vector<std::size_t> start(static_cast<std::size_t>(grid.count()) + 1, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    system.position[i] = wrap(system.position[i], system.box);
+    cell[i] = grid.index(system.position[i]);
+    ++start[static_cast<std::size_t>(cell[i]) + 1];
+  }
+  std::partial_sum(start.begin(), start.end(), start.begin());
+  std::vector<Vec3> position(n), velocity(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t to = start[static_cast<std::size_t>(cell[i])]++;
+    position[to] = system.position[i];
+    velocity[to] = system.velocity[i];
+  }
+  system.position = std::move(position);
+  system.velocity = std::move(velocity);
+}
+
+NeighbourList build_neighbour_list(const System& system, double reach, ListKind kind, int threads) {
+  if (!(reach > 0) || reach > 0.5 * system.box)
+    throw std::invalid_argument("build_neighbour_list: need 0 < reach <= box / 2");
+  const std::size_t n = system.size();
+  const double box = system.box, half_box = 0.5 * box, reach2 = reach * reach;
+  const CellGrid grid(box, reach);
+  const int per_side = grid.per_side;
+  // With fewer than 3 cells a side, the 27-cell stencil names some cells twice: visit each once.
+  const bool dedupe = per_side < 3;
+
+  std::vector<Vec3> wrapped(n);
+  std::vector<int> cell(n);
+  std::vector<std::size_t> cell_start(static_cast<std::size_t>(grid.count()) + 1, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    wrapped[i] = wrap(system.position[i], box);
+    cell[i] = grid.index(wrapped[i]);
+    ++cell_start[static_cast<std::size_t>(cell[i]) + 1];
+  }
+  std::partial_sum(cell_start.begin(), cell_start.end(), cell_start.begin());
+  std::vector<std::int32_t> cell_atoms(n);
+  {
+    std::vector<std::size_t> fill(cell_start.begin(), cell_start.end() - 1);
+    for (std::size_t i = 0; i < n; ++i) cell_atoms[fill[static_cast<std::size_t>(cell[i])]++] = static_cast<std::int32_t>(i);
+  }
+
+  NeighbourList list;
+  list.kind = kind;
+  list.reach = reach;
+  list.offsets.assign(n + 1, 0);
+  std::vector<std::vector<std::int32_t>> rows_of_thread(static_cast<std::size_t>(threads));
+  std::vector<std::size_t> first_atom(static_cast<std::size_t>(threads) + 1, n);
+
+  // Half list with 3+ cells a side: the own cell (partners j > i only) and the 13 cells of a "forward"
+  // half stencil. Two neighbouring cells differ by a unique offset d in {-1,0,1}^3, and exactly one of
+  // d, -d is forward, so each pair is found exactly once and every atom gets about half its
+  // neighbours. Otherwise (full list, or a box too small for 3 cells) all 27 cells, each visited once,
+  // and the parity rule `keeps` picks the row.
+  const bool half_stencil = kind == ListKind::half && per_side >= 3;
+  std::vector<std::array<int, 3>> offsets;
+  for (int dz = -1; dz <= 1; ++dz)
+    for (int dy = -1; dy <= 1; ++dy)
+      for (int dx = -1; dx <= 1; ++dx) {
+        const bool forward = dz > 0 || (dz == 0 && (dy > 0 || (dy == 0 && dx > 0)));
+        const bool own = dx == 0 && dy == 0 && dz == 0;
+        if (!half_stencil || forward || own) offsets.push_back({dx, dy, dz});
+      }
+
+#pragma omp parallel num_threads(threads)
+  {
+    const auto t = static_cast<std::size_t>(omp_get_thread_num());
+    const auto team = static_cast<std::size_t>(omp_get_num_threads());
+    const std::size_t begin = n * t / team, end = n * (t + 1) / team;
+    first_atom[t] = begin;
+    auto& rows = rows_of_thread[t];
+    rows.resize(std::max<std::size_t>(1024, (end - begin) * (kind == ListKind::full ? 80 : 40)));
+    std::size_t used = 0;
+    std::array<int, 27> stencil{};
+    for (std::size_t i = begin; i < end; ++i) {
+      const Vec3 pi = wrapped[i];
+      const int cx = grid.coordinate(pi.x), cy = grid.coordinate(pi.y), cz = grid.coordinate(pi.z);
+      int cells = 0;
+      std::size_t candidates = 0;
+      for (const auto& d : offsets) {
+        const int x = (cx + d[0] + per_side) % per_side, y = (cy + d[1] + per_side) % per_side,
+                  z = (cz + d[2] + per_side) % per_side;
+        stencil[static_cast<std::size_t>(cells++)] = (z * per_side + y) * per_side + x;
+      }
+      if (dedupe) {
+        std::sort(stencil.begin(), stencil.begin() + cells);
+        cells = static_cast<int>(std::unique(stencil.begin(), stencil.begin() + cells) - stencil.begin());
+      }
+      for (int c = 0; c < cells; ++c) {
+        const auto cs = static_cast<std::size_t>(stencil[static_cast<std::size_t>(c)]);
+        candidates += cell_start[cs + 1] - cell_start[cs];
+      }
+      if (used + candidates > rows.size()) rows.resize(2 * (used + candidates));
+      const std::size_t row_begin = used;
+      std::int32_t* out = rows.data();
+      for (int c = 0; c < cells; ++c) {
+        const auto cs = static_cast<std::size_t>(stencil[static_cast<std::size_t>(c)]);
+        const bool own_cell = cs == static_cast<std::size_t>(cell[i]);
+        for (std::size_t k = cell_start[cs]; k < cell_start[cs + 1]; ++k) {
+          const std::int32_t j = cell_atoms[k];
+          const auto jj = static_cast<std::size_t>(j);
+          const bool wanted = half_stencil ? (!own_cell || jj > i) : (jj != i && keeps(kind, static_cast<std::int64_t>(i), j));
+          const Vec3 pj = wrapped[jj];
+          const double dx = minimum_image(pi.x - pj.x, box, half_box), dy = minimum_image(pi.y - pj.y, box, half_box),
+                       dz = minimum_image(pi.z - pj.z, box, half_box);
+          // Write always, keep conditionally: no hard-to-predict branch in the hottest loop of the build.
+          out[used] = j;
+          used += static_cast<std::size_t>(wanted && dx * dx + dy * dy + dz * dz < reach2);
+        }
+      }
+      list.offsets[i + 1] = used - row_begin;  // the row length for now; prefix-summed below
+    }
+    rows.resize(used);
+  }
+  std::partial_sum(list.offsets.begin(), list.offsets.end(), list.offsets.begin());
+  list.neighbours.resize(list.offsets[n]);
+#pragma omp parallel for num_threads(threads) schedule(static, 1)
+  for (int t = 0; t < threads; ++t) {
+    const auto& rows = rows_of_thread[static_cast<std::size_t>(t)];
+    if (!rows.empty())
+      std::copy(rows.begin(), rows.end(), list.neighbours.begin() +
+                                              static_cast<std::ptrdiff_t>(list.offsets[first_atom[static_cast<std::size_t>(t)]]));
+  }
+  return list;
+}
+
+NeighbourList brute_force_neighbour_list(const System& system, double reach, ListKind kind) {
+  const std::size_t n = system.size();
+  const double box = system.box, reach2 = reach * reach;
+  NeighbourList list;
+  list.kind = kind;
+  list.reach = reach;
+  list.offsets.assign(n + 1, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t j = 0; j < n; ++j) {
+      if (j == i || !keeps(kind, static_cast<std::int64_t>(i), static_cast<std::int64_t>(j))) continue;
+      const Vec3 &a = system.position[i], &b = system.position[j];
+      // The general minimum image (any positions, wrapped or not): the slow, obviously right way.
+      const double dx = (a.x - b.x) - box * std::nearbyint((a.x - b.x) / box);
+      const double dy = (a.y - b.y) - box * std::nearbyint((a.y - b.y) / box);
+      const double dz = (a.z - b.z) - box * std::nearbyint((a.z - b.z) / box);
+      if (dx * dx + dy * dy + dz * dz < reach2) list.neighbours.push_back(static_cast<std::int32_t>(j));
+    }
+    list.offsets[i + 1] = list.neighbours.size();
+  }
+  return list;
+}
+
+PairSums pair_sums(const System& system, const NeighbourList& half_list, double cutoff) {
+  if (half_list.kind != ListKind::half) throw std::invalid_argument("pair_sums needs a half list");
+  const double box = system.box, half_box = 0.5 * box, cutoff2 = cutoff * cutoff;
+  PairSums sums;
+  for (std::size_t i = 0; i < half_list.size(); ++i) {
+    const Vec3 pi = system.position[i];
+    for (std::size_t k = half_list.offsets[i]; k < half_list.offsets[i + 1]; ++k) {
+      const Vec3 pj = system.position[static_cast<std::size_t>(half_list.neighbours[k])];
+      const double dx = minimum_image(pi.x - pj.x, box, half_box), dy = minimum_image(pi.y - pj.y, box, half_box),
+                   dz = minimum_image(pi.z - pj.z, box, half_box);
+      const double r2 = dx * dx + dy * dy + dz * dz;
+      if (r2 >= cutoff2) continue;
+      const double sr2 = 1.0 / r2, sr6 = sr2 * sr2 * sr2;
+      sums.potential += 4.0 * sr6 * (sr6 - 1.0);
+      sums.virial += 48.0 * sr6 * (sr6 - 0.5);  // r · F = r² · F/r
+    }
+  }
+  return sums;
+}
+
+Thermo measure_thermo(const System& system, const NeighbourList& half_list, double cutoff) {
+  const PairSums sums = pair_sums(system, half_list, cutoff);
+  const double n = static_cast<double>(system.size());
+  const double volume = system.box * system.box * system.box;
+  const double kinetic = kinetic_energy(system);
+  Thermo thermo;
+  thermo.temperature = temperature(system);
+  thermo.potential_per_atom = sums.potential / n;
+  thermo.total_per_atom = (sums.potential + kinetic) / n;
+  thermo.pressure = (2.0 * kinetic + sums.virial) / (3.0 * volume);
+  return thermo;
+}
+
+}  // namespace md
