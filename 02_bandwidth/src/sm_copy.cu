@@ -67,7 +67,7 @@ void launch_sm_copy(void* dst, const void* src, std::size_t bytes, cudaStream_t 
   if (dst_misalignment != src_misalignment) {
     const std::size_t blocks_needed = (bytes + copy_threads - 1) / copy_threads;
     const int grid = static_cast<int>(
-        std::min<std::size_t>(blocks_needed, resident_blocks(reinterpret_cast<const void*>(byte_copy_kernel), copy_threads)));
+        std::min<std::size_t>(blocks_needed, static_cast<std::size_t>(resident_blocks(reinterpret_cast<const void*>(byte_copy_kernel), copy_threads))));
     byte_copy_kernel<<<grid, copy_threads, 0, stream>>>(d, s, bytes);
     CUDA_CHECK_LAUNCH();
     return;
@@ -81,7 +81,7 @@ void launch_sm_copy(void* dst, const void* src, std::size_t bytes, cudaStream_t 
   constexpr std::size_t tile = std::size_t{copy_threads} * vectors_in_flight;
   const std::size_t blocks_needed = std::max<std::size_t>(1, (vector_count + tile - 1) / tile);
   const int grid = static_cast<int>(
-      std::min<std::size_t>(blocks_needed, resident_blocks(reinterpret_cast<const void*>(sm_copy_kernel), copy_threads)));
+      std::min<std::size_t>(blocks_needed, static_cast<std::size_t>(resident_blocks(reinterpret_cast<const void*>(sm_copy_kernel), copy_threads))));
   sm_copy_kernel<<<grid, copy_threads, 0, stream>>>(d, s, head, vector_count, tail);
   CUDA_CHECK_LAUNCH();
 }

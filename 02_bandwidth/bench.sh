@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# bench.sh BUILD_DIR RESULTS_DIR: the chapter's benchmark on the GPU machine (after the build).
+# Writes RESULTS_DIR/02_bandwidth.json and prints the tables. Budget: about 90 s on one H100 (the
+# sweep 1 KiB .. 1 GiB in x4 steps plus 32 MiB, four host memory kinds, 20 timed trials per point);
+# on a machine with 2 or more GPUs it also measures the peer-to-peer matrix (256 MiB).
+set -euo pipefail
+build_dir=${1:?usage: bench.sh BUILD_DIR RESULTS_DIR}
+results_dir=${2:?usage: bench.sh BUILD_DIR RESULTS_DIR}
+program="$build_dir/02_bandwidth/bandwidth"
+[[ -x "$program" ]] || { echo "bench.sh: $program not built" >&2; exit 1; }
+mkdir -p "$results_dir"
+
+gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true)
+p2p=off
+if (( gpus >= 2 )); then p2p=auto; fi
+echo "02_bandwidth: $gpus GPU(s); peer-to-peer matrix: $p2p"
+
+start=$SECONDS
+"$program" --min-size 1KiB --max-size 1GiB --step 4 --size 33554432 --kinds all \
+  --reps 20 --warmup 3 --p2p "$p2p" --p2p-size 256MiB --json "$results_dir/02_bandwidth.json"
+echo "02_bandwidth: done in $((SECONDS - start)) s"
