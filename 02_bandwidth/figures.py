@@ -1,0 +1,245 @@
+"""Tables and plots of 02_bandwidth from committed results (see CONTRIBUTING.md).
+
+tables(results) is pure Python (json only); plots(results, out_dir) needs matplotlib.
+results: gpu slug -> the program's results JSON (results/<slug>/02_bandwidth.json).
+"""
+import pathlib
+
+NO_RESULTS = "No results are committed yet: run `bash 02_bandwidth/bench.sh <build> <results dir>` on a GPU machine."
+BLOCKS = ("k80_vs_today", "book_size", "fits", "timing_methods", "d2d_duel", "p2p", "plots")
+KIND_ORDER = ("pageable", "pinned", "write-combined", "registered", "device")
+
+
+def _name(slug, doc):
+    return doc.get("device", {}).get("name", slug)
+
+
+def _extra(doc):
+    return doc.get("extra", {})
+
+
+def _size(n):
+    n = int(n)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if n < 1024 or n % 1024:
+            return f"{n} {unit}"
+        n //= 1024
+    return f"{n} TiB"
+
+
+def _human(n):
+    """A fitted (not exact) byte count in decimal units: "106 kB", "4.4 MB"."""
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if n >= scale:
+            return f"{n / scale:.3g} {unit}"
+    return f"{n:.0f} B"
+
+
+def _pct(value):
+    return "-" if value is None else f"{value:.1f}%"
+
+
+def _k80_vs_today(results):
+    lines = ["| copy | K80, book (legacy MB/s) | GPU | today (legacy MB/s) | today (GB/s) | x K80 |",
+             "|---|---:|---|---:|---:|---:|"]
+    labels = {("h2d", "pinned"): "host → device, pinned", ("d2h", "pinned"): "device → host, pinned",
+              ("d2d_memcpy", "device"): "device → device (read + write)"}
+    found = False
+    for key, label in labels.items():
+        for slug in sorted(results):
+            for row in _extra(results[slug]).get("book_size", []):
+                if (row["copy"], row["memory"]) != key or row.get("k80_legacy_mbs") is None:
+                    continue
+                found = True
+                gbs = row["gbs"] * (2 if row.get("legacy_counts_twice") else 1)
+                lines.append(f"| {label} | {row['k80_legacy_mbs']:.1f} | {_name(slug, results[slug])} | "
+                             f"{row['legacy_mbs']:.1f} | {gbs:.2f} | {row['legacy_mbs'] / row['k80_legacy_mbs']:.1f}x |")
+    return "\n".join(lines) if found else NO_RESULTS
+
+
+def _book_size(results):
+    lines = ["| GPU | memory | H2D GB/s | D2H GB/s | both at once GB/s | both / (H2D + D2H) |",
+             "|---|---|---:|---:|---:|---:|"]
+    found = False
+    for slug in sorted(results):
+        extra = _extra(results[slug])
+        one_way = {(r["copy"], r["memory"]): r["gbs"] for r in extra.get("book_size", [])}
+        both = {r["memory"]: r for r in extra.get("bidirectional", [])}
+        for kind in KIND_ORDER[:-1]:
+            if ("h2d", kind) not in one_way:
+                continue
+            found = True
+            b = both.get(kind)
+            both_gbs = "-" if b is None else f"{b['gbs_both_ways']:.2f}"
+            both_ratio = "-" if b is None else f"{b['gbs_both_ways'] / b['gbs_one_way_sum']:.2f}"
+            lines.append(f"| {_name(slug, results[slug])} | {kind} | {one_way[('h2d', kind)]:.2f} | "
+                         f"{one_way.get(('d2h', kind), 0):.2f} | {both_gbs} | {both_ratio} |")
+    return "\n".join(lines) if found else NO_RESULTS
+
+
+def _fits(results):
+    lines = ["| GPU | copy | memory | α (µs) | β (GB/s) | n½ | β as % of peak | max residual | α with events (µs) |",
+             "|---|---|---|---:|---:|---:|---:|---:|---:|"]
+    found = False
+    for slug in sorted(results):
+        for f in _extra(results[slug]).get("fits", []):
+            found = True
+            lines.append(f"| {_name(slug, results[slug])} | `{f['copy']}` | {f['memory']} | {f['latency_us']:.2f} | "
+                         f"{f['bandwidth_gbs']:.2f} | {_human(max(0.0, f['half_bandwidth_bytes']))} | "
+                         f"{_pct(f.get('percent_of_peak'))} | {100 * f['max_relative_residual']:.0f}% | "
+                         f"{f['events_latency_us']:.2f} |")
+    if not found:
+        return NO_RESULTS
+    pcie = []
+    for slug in sorted(results):
+        p = _extra(results[slug]).get("pcie", {})
+        ceiling = _extra(results[slug]).get("copy_ceiling", {}).get("gbs_read_plus_write")
+        link = (f"PCIe gen {p['generation']} x{p['width']}, {p['theoretical_gbs']:.1f} GB/s one way"
+                if p.get("theoretical_gbs") else "PCIe link unknown (not visible to the program, e.g. in a VM)")
+        ceiling_text = "-" if ceiling is None else f"{ceiling:.0f}"
+        pcie.append(f"{_name(slug, results[slug])}: {link}; copy ceiling {ceiling_text} GB/s read + write.")
+    return "\n".join(lines) + "\n\nPeaks: " + " ".join(pcie)
+
+
+def _timing_methods(results):
+    lines = ["| GPU | copy | bytes | µs per copy, spin-blocked | µs per copy, events | events / spin | spin covered |",
+             "|---|---|---:|---:|---:|---:|---:|"]
+    found = False
+    for slug in sorted(results):
+        for row in results[slug].get("rows", []):
+            if row.get("scenario") != "sweep" or row.get("memory") not in ("pinned", "device"):
+                continue
+            if row["copy"] not in ("h2d", "d2h", "d2d_memcpy") or row["bytes"] > 1 << 20:
+                continue
+            found = True
+            spin, ev = row["spin_blocked"], row["events"]
+            lines.append(f"| {_name(slug, results[slug])} | `{row['copy']}` | {_size(row['bytes'])} | "
+                         f"{1e3 * spin['ms_median']:.2f} | {1e3 * ev['ms_median']:.2f} | "
+                         f"{ev['ms_median'] / spin['ms_median']:.2f}x | {100 * spin['spin_covered_fraction']:.0f}% |")
+    return "\n".join(lines) if found else NO_RESULTS
+
+
+def _d2d_duel(results):
+    lines = ["| GPU | copy | bytes | GB/s (bytes once) | GB/s (read + write) | CV | x cudaMemcpy |",
+             "|---|---|---:|---:|---:|---:|---:|"]
+    found = False
+    for slug in sorted(results):
+        for d in _extra(results[slug]).get("d2d_duel", []):
+            found = True
+            lines.append(f"| {_name(slug, results[slug])} | `{d['copy']}` | {_size(d['bytes'])} | {d['gbs']:.0f} | "
+                         f"{d['gbs_read_plus_write']:.0f} | {100 * d['cv']:.1f}% | {d['vs_memcpy']:.3f}x |")
+    return "\n".join(lines) if found else NO_RESULTS
+
+
+def _p2p(results):
+    out = []
+    for slug in sorted(results):
+        p = _extra(results[slug]).get("p2p", {})
+        if not p.get("pairs"):
+            continue
+        out.append(f"{_name(slug, results[slug])} × {p['device_count']}, cudaMemcpyPeerAsync of {_size(p['bytes'])}:\n")
+        out.append("| src → dst | peer access | GB/s one way | GB/s both ways (sum) |")
+        out.append("|---|---|---:|---:|")
+        for q in p["pairs"]:
+            access = "enabled" if q["peer_access"] else ("off" if q["peer_capable"] else "unavailable")
+            out.append(f"| {q['src']} → {q['dst']} | {access} | {q['gbs_one_way']:.1f} | {q['gbs_both_ways']:.1f} |")
+        if not p.get("peer_access_available"):
+            out.append("\nPeer access is unavailable between these GPUs: only the staged path was measured.")
+        out.append("")
+    if out:
+        return "\n".join(out).rstrip("\n")
+    if results:
+        return "No peer-to-peer matrix in the committed results (it needs a machine with two or more GPUs)."
+    return NO_RESULTS
+
+
+def _plot_names(results):
+    names = []
+    for slug in sorted(results):
+        if any(r.get("scenario") == "sweep" for r in results[slug].get("rows", [])):
+            names.append((slug, f"ch02_bandwidth_sweep_{slug}.png", f"ch02_timing_methods_{slug}.png"))
+    return names
+
+
+def _plots_block(results):
+    names = _plot_names(results)
+    if not names:
+        return NO_RESULTS
+    lines = []
+    for slug, sweep, timing in names:
+        gpu = _name(slug, results[slug])
+        lines.append(f"\\image html {sweep} \"{gpu}: bandwidth against size per host memory kind, with the fit\"")
+        lines.append("")
+        lines.append(f"\\image html {timing} \"{gpu}: time per copy, spin-blocked against events around each copy\"")
+        lines.append("")
+    return "\n".join(lines).rstrip("\n")
+
+
+def tables(results):
+    if not results:
+        return {name: NO_RESULTS for name in BLOCKS}
+    return {"k80_vs_today": _k80_vs_today(results), "book_size": _book_size(results), "fits": _fits(results),
+            "timing_methods": _timing_methods(results), "d2d_duel": _d2d_duel(results), "p2p": _p2p(results),
+            "plots": _plots_block(results)}
+
+
+def plots(results, out_dir):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    out_dir = pathlib.Path(out_dir)
+    written = []
+    for slug, sweep_name, timing_name in _plot_names(results):
+        doc = results[slug]
+        rows = [r for r in doc["rows"] if r.get("scenario") == "sweep"]
+        fits = {(f["copy"], f["memory"]): f for f in _extra(doc).get("fits", [])}
+        panels = (("h2d", "host → device"), ("d2h", "device → host"), ("d2d", "device → device (bytes once)"))
+        fig, axes = plt.subplots(1, 3, figsize=(15, 4.5), sharey=False)
+        for ax, (prefix, title) in zip(axes, panels):
+            series = sorted({(r["copy"], r["memory"]) for r in rows if r["copy"].startswith(prefix)},
+                            key=lambda s: (s[0], KIND_ORDER.index(s[1]) if s[1] in KIND_ORDER else 9))
+            for marker, (copy, memory) in zip("osD^v", series):
+                pts = sorted((r["bytes"], r["spin_blocked"]["gbs"]) for r in rows
+                             if (r["copy"], r["memory"]) == (copy, memory))
+                label = memory if prefix != "d2d" else copy.replace("d2d_", "")
+                line, = ax.plot([p[0] for p in pts], [p[1] for p in pts], marker, ms=4, fillstyle="none", label=label)
+                f = fits.get((copy, memory))
+                if f and f["bandwidth_gbs"] > 0:
+                    xs = [pts[0][0] * (pts[-1][0] / pts[0][0]) ** (i / 100) for i in range(101)]
+                    alpha, beta = f["latency_us"] * 1e-6, f["bandwidth_gbs"] * 1e9
+                    ax.plot(xs, [x / (alpha + x / beta) / 1e9 if alpha + x / beta > 0 else float("nan") for x in xs],
+                            "--", color=line.get_color(), lw=1)
+            ax.set_xscale("log", base=2)
+            ax.set_xlabel("bytes per copy")
+            ax.set_title(title)
+            ax.grid(True, which="both", alpha=0.3)
+            ax.legend(fontsize=8)
+        axes[0].set_ylabel("GB/s (spin-blocked; dashed: fit n / (α + n/β))")
+        fig.suptitle(f"{_name(slug, doc)}: copy bandwidth against size")
+        fig.tight_layout()
+        fig.savefig(out_dir / sweep_name, dpi=110)
+        plt.close(fig)
+        written.append(sweep_name)
+
+        fig, ax = plt.subplots(figsize=(7, 4.5))
+        for copy in ("h2d", "d2h"):
+            pts = sorted((r["bytes"], r["spin_blocked"]["ms_median"] * 1e3, r["events"]["ms_median"] * 1e3)
+                         for r in rows if r["copy"] == copy and r["memory"] == "pinned")
+            if not pts:
+                continue
+            line, = ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-", ms=4, label=f"{copy} pinned, spin-blocked")
+            ax.plot([p[0] for p in pts], [p[2] for p in pts], "s--", ms=4, color=line.get_color(),
+                    label=f"{copy} pinned, events around each copy")
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("bytes per copy")
+        ax.set_ylabel("µs per copy")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=8)
+        ax.set_title(f"{_name(slug, doc)}: what the timing method adds to small copies")
+        fig.tight_layout()
+        fig.savefig(out_dir / timing_name, dpi=110)
+        plt.close(fig)
+        written.append(timing_name)
+    return written
