@@ -11,6 +11,7 @@
 
 #include "common/check.cuh"
 #include "sm_copy.cuh"
+#include "sm_copy_tuned.cuh"
 
 namespace bandwidth {
 
@@ -397,25 +398,35 @@ CopyMeasurement CopyBench::measure_bidirectional(std::size_t bytes, course::Timi
   return m;
 }
 
-std::vector<course::Stats> CopyBench::d2d_duel(std::size_t bytes, course::TimingOptions opts) {
+std::vector<DuelEntry> CopyBench::d2d_duel(std::size_t bytes, course::TimingOptions opts) {
   if (bytes == 0 || bytes > max_bytes_) throw std::invalid_argument("CopyBench::d2d_duel: bad size");
   set_device(device_);
-  const CopyKind kinds[] = {CopyKind::d2d_memcpy, CopyKind::d2d_sm_kernel, CopyKind::d2d_grid_stride};
+  struct Contestant {
+    std::string name;
+    std::function<void(cudaStream_t)> enqueue;
+  };
+  std::vector<Contestant> contestants;
+  for (const CopyKind kind : {CopyKind::d2d_memcpy, CopyKind::d2d_sm_kernel, CopyKind::d2d_grid_stride})
+    contestants.push_back({copy_kind_name(kind), [this, kind, bytes](cudaStream_t s) { enqueue(kind, bytes, s); }});
+  for (const SmCopyVariant& variant : tuned_sm_copy_variants())
+    contestants.push_back({variant.name, [this, &variant, bytes](cudaStream_t s) {
+                             variant.launch(device_destination_.data(), device_reference_.data(), bytes, s);
+                           }});
   course::Event start, stop;
-  std::vector<std::vector<double>> ms(std::size(kinds));
+  std::vector<std::vector<double>> ms(contestants.size());
   for (int round = 0; round < opts.warmup + opts.reps; ++round) {
-    for (std::size_t v = 0; v < std::size(kinds); ++v) {
-      poison_destination(kinds[v], bytes);
+    for (std::size_t v = 0; v < contestants.size(); ++v) {
+      poison_destination(CopyKind::d2d_memcpy, bytes);  // any device destination kind
       start.record(stream_);
-      enqueue(kinds[v], bytes, stream_);
+      contestants[v].enqueue(stream_);
       stop.record(stream_);
       stop.synchronize();
       if (round >= opts.warmup) ms[v].push_back(stop.elapsed_ms_since(start));
-      check_destination(kinds[v], bytes, "duel");
+      check_destination(CopyKind::d2d_memcpy, bytes, contestants[v].name.c_str());
     }
   }
-  std::vector<course::Stats> out;
-  for (const auto& samples : ms) out.push_back(course::summarize(samples));
+  std::vector<DuelEntry> out;
+  for (std::size_t v = 0; v < contestants.size(); ++v) out.push_back({contestants[v].name, course::summarize(ms[v])});
   return out;
 }
 

@@ -112,6 +112,12 @@ struct CopyMeasurement {
   CopyTiming spin_blocked;   ///< copies queued behind a spin kernel
 };
 
+/// One contestant of the device→device duel.
+struct DuelEntry {
+  std::string copy;  ///< "d2d_memcpy", "d2d_sm_kernel", "d2d_grid_stride" or a tuned variant's name
+  course::Stats ms;  ///< per copy
+};
+
 /// The single-GPU bench: device buffers of the largest size, random reference data, host buffers of
 /// one kind at a time. Every measure*() poisons the destination, times, then checks every byte (and
 /// the guard past the end) outside the timed region; a wrong byte throws std::runtime_error.
@@ -125,10 +131,11 @@ class CopyBench {
   CopyMeasurement measure(CopyKind kind, std::size_t bytes, course::TimingOptions opts);
   /// H2D and D2H at once on two streams (current host kind); times are per pair of copies.
   CopyMeasurement measure_bidirectional(std::size_t bytes, course::TimingOptions opts);
-  /// Device→device at `bytes`, the three ways, interleaved trial by trial so that clock or thermal drift
-  /// hits all three alike; events around single copies (the copies are long). Returns ms statistics in
-  /// the order memcpy, sm kernel, grid-stride.
-  std::vector<course::Stats> d2d_duel(std::size_t bytes, course::TimingOptions opts);
+  /// Device→device at `bytes`: cudaMemcpy, the lesson's SM kernel, the naive grid-stride rung, then every
+  /// tuned_sm_copy_variants() entry, interleaved trial by trial so that clock or thermal drift hits all
+  /// alike; events around single copies (the copies are long). Every copy is checked byte for byte.
+  /// Entry 0 is always d2d_memcpy, entry 1 d2d_sm_kernel, entry 2 d2d_grid_stride.
+  std::vector<DuelEntry> d2d_duel(std::size_t bytes, course::TimingOptions opts);
 
  private:
   void poison_destination(CopyKind kind, std::size_t bytes);

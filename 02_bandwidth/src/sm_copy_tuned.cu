@@ -1,0 +1,149 @@
+// Tuned SM copies: the knobs a hand-written copy needs to keep up with cudaMemcpy on HBM. Each variant is
+// one instantiation of a single kernel template; the table at the bottom is what the duel walks.
+#include "sm_copy_tuned.cuh"
+
+#include <algorithm>
+#include <cstdint>
+#include <stdexcept>
+
+#include "common/check.cuh"
+#include "sm_copy.cuh"
+
+namespace bandwidth {
+
+namespace {
+
+/// How a variant loads and stores its int4s.
+enum class Access {
+  plain,         ///< ordinary loads and stores (cached in L1 and L2 as usual)
+  streaming,     ///< __ldcs / __stcs: evict-first, the 1 GiB stream should not push anything else out of L2
+  nc_no_alloc,   ///< read-only path without L1 allocation (ld.global.nc.L1::no_allocate), __stcs stores
+};
+
+template <Access A>
+__device__ __forceinline__ int4 load_vector(const int4* p) {
+  if constexpr (A == Access::plain) {
+    return *p;
+  } else if constexpr (A == Access::streaming) {
+    return __ldcs(p);
+  } else {
+    int4 v;
+    asm("ld.global.nc.L1::no_allocate.v4.s32 {%0, %1, %2, %3}, [%4];"
+        : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+        : "l"(p));
+    return v;
+  }
+}
+
+template <Access A>
+__device__ __forceinline__ void store_vector(int4* p, int4 v) {
+  if constexpr (A == Access::plain) {
+    *p = v;
+  } else {
+    __stcs(p, v);
+  }
+}
+
+// One tile = Threads × InFlight int4s. Thread t's k-th vector of a tile, with Adjacent int4s side by side
+// per thread (Adjacent = 2: 32-byte accesses per thread): group g = k / Adjacent, j = k % Adjacent sits at
+// g × Threads × Adjacent + t × Adjacent + j. Every (t, k) pair maps to a distinct index in [0, tile).
+// ChunkTiles = 0: a persistent grid walks the tiles grid-stride. ChunkTiles = C > 0: block b copies the
+// contiguous tiles [b C, b C + C) and the grid has one block per chunk.
+template <int Threads, int InFlight, int Adjacent, int ChunkTiles, Access A>
+__global__ void __launch_bounds__(Threads)
+    tuned_copy_kernel(unsigned char* __restrict__ dst, const unsigned char* __restrict__ src, std::size_t head_bytes,
+                      std::size_t vector_count, std::size_t tail_bytes) {
+  static_assert(InFlight % Adjacent == 0, "InFlight must be a multiple of Adjacent");
+  int4* __restrict__ dst_vec = reinterpret_cast<int4*>(dst + head_bytes);
+  const int4* __restrict__ src_vec = reinterpret_cast<const int4*>(src + head_bytes);
+
+  constexpr std::size_t tile = std::size_t{Threads} * InFlight;
+  const std::size_t full_tiles = vector_count / tile;
+  std::size_t first = blockIdx.x, last = full_tiles, step = gridDim.x;
+  if constexpr (ChunkTiles > 0) {
+    first = std::size_t{blockIdx.x} * ChunkTiles;
+    last = first + ChunkTiles < full_tiles ? first + ChunkTiles : full_tiles;
+    step = 1;
+  }
+  for (std::size_t t = first; t < last; t += step) {
+    const std::size_t base = t * tile + std::size_t{threadIdx.x} * Adjacent;
+    int4 v[InFlight];
+#pragma unroll
+    for (int k = 0; k < InFlight; ++k)
+      v[k] = load_vector<A>(src_vec + base + static_cast<std::size_t>((k / Adjacent) * Threads * Adjacent + k % Adjacent));
+#pragma unroll
+    for (int k = 0; k < InFlight; ++k)
+      store_vector<A>(dst_vec + base + static_cast<std::size_t>((k / Adjacent) * Threads * Adjacent + k % Adjacent), v[k]);
+  }
+
+  // The rest (< one tile of int4s, then < 16 bytes at each end) is spread over the whole grid.
+  const std::size_t thread = std::size_t{blockIdx.x} * Threads + threadIdx.x;
+  const std::size_t threads = std::size_t{gridDim.x} * Threads;
+  for (std::size_t i = full_tiles * tile + thread; i < vector_count; i += threads) dst_vec[i] = src_vec[i];
+  if (thread < head_bytes) dst[thread] = src[thread];
+  const std::size_t tail_begin = head_bytes + vector_count * 16;
+  if (thread < tail_bytes) dst[tail_begin + thread] = src[tail_begin + thread];
+}
+
+__global__ void tuned_byte_copy_kernel(unsigned char* __restrict__ dst, const unsigned char* __restrict__ src,
+                                       std::size_t bytes) {
+  const std::size_t threads = std::size_t{gridDim.x} * blockDim.x;
+  for (std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x; i < bytes; i += threads) dst[i] = src[i];
+}
+
+template <int Threads, int InFlight, int Adjacent, int ChunkTiles, Access A>
+void launch_tuned(void* dst, const void* src, std::size_t bytes, cudaStream_t stream) {
+  if (bytes == 0) return;
+  auto* d = static_cast<unsigned char*>(dst);
+  const auto* s = static_cast<const unsigned char*>(src);
+  const auto dst_misalignment = reinterpret_cast<std::uintptr_t>(d) % 16;
+  const auto src_misalignment = reinterpret_cast<std::uintptr_t>(s) % 16;
+  if (dst_misalignment != src_misalignment) {  // no 16-byte access is aligned on both sides
+    constexpr int threads = 256;
+    const int grid = static_cast<int>(std::min<std::size_t>(
+        (bytes + threads - 1) / threads,
+        static_cast<std::size_t>(resident_blocks(reinterpret_cast<const void*>(tuned_byte_copy_kernel), threads))));
+    tuned_byte_copy_kernel<<<grid, threads, 0, stream>>>(d, s, bytes);
+    CUDA_CHECK_LAUNCH();
+    return;
+  }
+  const std::size_t head = std::min<std::size_t>(bytes, (16 - dst_misalignment) % 16);
+  const std::size_t vector_count = (bytes - head) / 16;
+  const std::size_t tail = bytes - head - vector_count * 16;
+  constexpr std::size_t tile = std::size_t{Threads} * InFlight;
+  const auto kernel = tuned_copy_kernel<Threads, InFlight, Adjacent, ChunkTiles, A>;
+  std::size_t grid = 0;
+  if constexpr (ChunkTiles > 0) {
+    grid = vector_count / tile / ChunkTiles + (vector_count / tile % ChunkTiles != 0 ? 1 : 0);  // chunks of full tiles
+  } else {
+    const std::size_t tiles = (vector_count + tile - 1) / tile;
+    grid = std::min<std::size_t>(tiles, static_cast<std::size_t>(resident_blocks(reinterpret_cast<const void*>(kernel), Threads)));
+  }
+  grid = std::max<std::size_t>(grid, 1);  // one block at least: it also does the rest, the head and the tail
+  if (grid > 0x7fffffffu) throw std::invalid_argument("tuned SM copy: too many chunks for one grid");
+  kernel<<<static_cast<unsigned>(grid), Threads, 0, stream>>>(d, s, head, vector_count, tail);
+  CUDA_CHECK_LAUNCH();
+}
+
+// [tuned_variants]
+constexpr SmCopyVariant variants[] = {
+    {"sm_persistent_8x16B", "persistent grid (SMs x blocks/SM), grid-stride tiles, 8 int4 loads in flight per thread",
+     &launch_tuned<256, 8, 1, 0, Access::plain>},
+    {"sm_persistent_8x16B_cs", "the same with __ldcs/__stcs (evict-first streaming hints)",
+     &launch_tuned<256, 8, 1, 0, Access::streaming>},
+    {"sm_persistent_8x16B_nc", "the same with ld.global.nc.L1::no_allocate loads and __stcs stores",
+     &launch_tuned<256, 8, 1, 0, Access::nc_no_alloc>},
+    {"sm_persistent_4x32B_cs", "two adjacent int4 (32 B) per access pair, 8 in flight, streaming hints",
+     &launch_tuned<256, 8, 2, 0, Access::streaming>},
+    {"sm_chunk_32KiB", "one contiguous 32 KiB chunk per block (256 threads x 8 int4), no loop, big grid",
+     &launch_tuned<256, 8, 1, 1, Access::plain>},
+    {"sm_chunk_64KiB_cs", "one contiguous 64 KiB chunk per block (512 threads x 8 int4), streaming hints",
+     &launch_tuned<512, 8, 1, 1, Access::streaming>},
+};
+// [tuned_variants]
+
+}  // namespace
+
+std::span<const SmCopyVariant> tuned_sm_copy_variants() { return variants; }
+
+}  // namespace bandwidth
