@@ -4,15 +4,42 @@
 #       <var> = the lab stub when COURSE_LAB is ON, else the reference source.
 #   course_add_program(<target> SOURCES ... [LIBRARIES ...])
 #       A chapter program, linked with course::common.
-#   course_add_tests(<target> SOURCES ... [LIBRARIES ...] [LAB])
+#   course_add_tests(<target> SOURCES ... [LIBRARIES ...] [LAB] [CPU_ONLY])
 #       One doctest binary, registered twice with ctest:
 #         <target>.cpu  label cpu: every test case outside the doctest suite "gpu";
 #         <target>.gpu  label gpu: the suite "gpu"; exits 77 (ctest: skipped) without a GPU,
 #                       or fails when the environment variable REQUIRE_GPU=1.
+#       CPU_ONLY: a chapter without GPU tests registers only <target>.cpu.
 #       LAB: the binary exercises lab-replaceable kernels; in lab mode its tests also carry label lab.
 #   course_add_tour(<name> COMMAND <target> [args...] [CPU])
 #       The chapter program at its default size, run by the `tour` workflow (label tour).
 #       Without CPU it needs a GPU: exit 77 shows as skipped.
+
+set(COURSE_CMAKE_DIR "${CMAKE_CURRENT_LIST_DIR}")
+
+#   course_add_usage_tests(<prefix> COMMAND <target> [CASES "<args>" ...] [GPU_CASES "<args>" ...])
+#       Each case is one bad command line ("--block 100"). Test <prefix>.rejects.<case> passes when the
+#       program exits 2 with a one-line message on stderr. CASES must be rejected before any GPU call
+#       (label cpu: they run on CI); GPU_CASES need a GPU to be judged (label gpu: skipped without one).
+function(course_add_usage_tests prefix)
+  cmake_parse_arguments(ARG "" "COMMAND" "CASES;GPU_CASES" ${ARGN})
+  foreach(label IN ITEMS cpu gpu)
+    if(label STREQUAL "cpu")
+      set(cases ${ARG_CASES})
+    else()
+      set(cases ${ARG_GPU_CASES})
+    endif()
+    foreach(case IN LISTS cases)
+      string(REGEX REPLACE "[^A-Za-z0-9^]+" "_" name "${case}")
+      string(REGEX REPLACE "^_+|_+$" "" name "${name}")
+      add_test(NAME ${prefix}.rejects.${name}
+        COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:${ARG_COMMAND}> "-DARGS=${case}"
+                -P ${COURSE_CMAKE_DIR}/ExpectUsageError.cmake)
+      set_tests_properties(${prefix}.rejects.${name} PROPERTIES LABELS ${label} TIMEOUT 120
+        SKIP_REGULAR_EXPRESSION "COURSE-SKIPPED")
+    endforeach()
+  endforeach()
+endfunction()
 
 function(course_lab_source var reference lab)
   if(COURSE_LAB)
@@ -35,7 +62,7 @@ function(course_add_program target)
 endfunction()
 
 function(course_add_tests target)
-  cmake_parse_arguments(ARG "LAB" "" "SOURCES;LIBRARIES" ${ARGN})
+  cmake_parse_arguments(ARG "LAB;CPU_ONLY" "" "SOURCES;LIBRARIES" ${ARGN})
   add_executable(${target} ${ARG_SOURCES})
   _course_target_defaults(${target})
   target_link_libraries(${target} PRIVATE course::test_main ${ARG_LIBRARIES})
@@ -45,6 +72,9 @@ function(course_add_tests target)
   endif()
   add_test(NAME ${target}.cpu COMMAND ${target})
   set_tests_properties(${target}.cpu PROPERTIES LABELS "cpu;${extra_label}" TIMEOUT 600)
+  if(ARG_CPU_ONLY)
+    return()
+  endif()
   add_test(NAME ${target}.gpu COMMAND ${target} --gpu)
   set_tests_properties(${target}.gpu PROPERTIES LABELS "gpu;${extra_label}" SKIP_RETURN_CODE 77 TIMEOUT 900)
 endfunction()
