@@ -128,6 +128,13 @@ def _d2d_duel(results):
             found = True
             lines.append(f"| {_name(slug, results[slug])} | `{d['copy']}` | {_size(d['bytes'])} | {d['gbs']:.0f} | "
                          f"{d['gbs_read_plus_write']:.0f} | {100 * d['cv']:.1f}% | {d['vs_memcpy']:.3f}x |")
+    best = [(slug, _extra(results[slug])["d2d_best_sm_copy"]) for slug in sorted(results)
+            if "d2d_best_sm_copy" in _extra(results[slug])]
+    if best:
+        lines.append("")
+        for slug, b in best:
+            lines.append(f"Fastest SM copy on {_name(slug, results[slug])}: `{b['copy']}` at {b['vs_memcpy']:.3f}x "
+                         "cudaMemcpy.")
     return "\n".join(lines) if found else NO_RESULTS
 
 
