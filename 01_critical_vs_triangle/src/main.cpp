@@ -44,22 +44,28 @@ double median(std::vector<double> v) {
   return v.empty() ? 0.0 : v[v.size() / 2];
 }
 
-/// The force part of one strategy at one team size: median of the timed repetitions.
+/// The force part of one strategy at one team size: medians over the timed repetitions, with the
+/// spread (min and max) beside them, since one evaluation on a shared or virtual machine says little.
 struct ForceMeasurement {
-  double ms = 0, min_ms = 0;
+  double ms = 0, min_ms = 0, max_ms = 0;
   md::IdleSummary idle;                 ///< medians over the repetitions, component by component
+  double idle_ms = 0;                   ///< median of the per-repetition totals (before + after)
+  double idle_min_ms = 0, idle_max_ms = 0;
   std::vector<md::ThreadTimes> timeline;  ///< the repetition whose time is the median
-  double max_error = 0;
-  double triangle_step = 0;
+  double max_error = 0;                   ///< the worst repetition
+  double triangle_step = 0;               ///< Δ = Tc / t_p as calibrated (before the clamp)
 };
 
-ForceMeasurement measure_forces(const md::ForceStrategy& strategy, const md::ForceInput& input, int threads,
-                                course::TimingOptions timing, md::ForceWorkspace& ws,
-                                const std::vector<md::Vec3>* reference, std::vector<md::Vec3>& force) {
-  for (int w = 0; w < timing.warmup; ++w) strategy.compute(input, force, ws, threads);
+/// Every timed repetition of one strategy at one team size, collected one evaluation at a time so that
+/// the driver can interleave strategies in rounds (critical, triangle, critical, ...): a slow drift of
+/// the machine then hits every strategy alike instead of whichever ran during it.
+struct ForceSamples {
   std::vector<double> ms, before, after, section, particle, span;
   std::vector<std::vector<md::ThreadTimes>> timelines;
-  for (int r = 0; r < timing.reps; ++r) {
+  double max_error = 0;
+
+  void take(const md::ForceStrategy& strategy, const md::ForceInput& input, int threads, md::ForceWorkspace& ws,
+            const std::vector<md::Vec3>& reference, std::vector<md::Vec3>& force) {
     const auto t0 = std::chrono::steady_clock::now();
     strategy.compute(input, force, ws, threads);
     ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
@@ -67,19 +73,29 @@ ForceMeasurement measure_forces(const md::ForceStrategy& strategy, const md::For
     before.push_back(s.idle_before_s), after.push_back(s.idle_after_s), section.push_back(s.section_mean_s);
     particle.push_back(s.particle_s), span.push_back(s.span_s);
     timelines.push_back(ws.times);
+    max_error = std::max(max_error, max_relative_error(force, reference));  // outside the timed call
   }
-  ForceMeasurement m;
-  std::vector<std::size_t> order(ms.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return ms[a] < ms[b]; });
-  m.ms = ms[order[order.size() / 2]];
-  m.min_ms = ms[order.front()];
-  m.timeline = timelines[order[order.size() / 2]];
-  m.idle = {median(before), median(after), median(section), median(particle), median(span)};
-  m.max_error = reference ? max_relative_error(force, *reference) : 0.0;
-  m.triangle_step = strategy.name == "triangle" ? ws.triangle_step : 0.0;
-  return m;
-}
+
+  ForceMeasurement summary(const md::ForceStrategy& strategy, const md::ForceWorkspace& ws) const {
+    ForceMeasurement m;
+    std::vector<std::size_t> order(ms.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return ms[a] < ms[b]; });
+    m.ms = ms[order[order.size() / 2]];
+    m.min_ms = ms[order.front()];
+    m.max_ms = ms[order.back()];
+    m.timeline = timelines[order[order.size() / 2]];
+    m.idle = {median(before), median(after), median(section), median(particle), median(span)};
+    std::vector<double> idle_ms(before.size());
+    for (std::size_t i = 0; i < before.size(); ++i) idle_ms[i] = (before[i] + after[i]) * 1e3;
+    m.idle_ms = median(idle_ms);
+    m.idle_min_ms = *std::min_element(idle_ms.begin(), idle_ms.end());
+    m.idle_max_ms = *std::max_element(idle_ms.begin(), idle_ms.end());
+    m.max_error = max_error;
+    m.triangle_step = strategy.name == "triangle" ? ws.triangle_step : 0.0;
+    return m;
+  }
+};
 
 /// One thread's line of the Gantt chart: '-' zeroing its private array, '=' pair loop, '.' waiting,
 /// '#' inside the critical section (or the parallel reduction). Phases are painted in that order, each
@@ -195,8 +211,10 @@ int run(int argc, char** argv) {
   const md::ForceInput full_input{state.position, state.box, config.cutoff, &full};
   std::vector<md::Vec3> reference(atoms);
   serial.compute(half_input, reference, serial_ws, 1);
-  const ForceMeasurement serial_force =
-      measure_forces(serial, half_input, 1, common.timing, serial_ws, &reference, force);
+  for (int w = 0; w < common.timing.warmup; ++w) serial.compute(half_input, force, serial_ws, 1);
+  ForceSamples serial_samples;
+  for (int r = 0; r < common.timing.reps; ++r) serial_samples.take(serial, half_input, 1, serial_ws, reference, force);
+  const ForceMeasurement serial_force = serial_samples.summary(serial, serial_ws);
 
   course::ResultsFile results("01_critical_vs_triangle", argc, argv);
   results.set_host_cpu();
@@ -211,8 +229,10 @@ int run(int argc, char** argv) {
   if (lammps_input)
     results.extra()["lammps_step0"] = {{"potential_per_atom", lammps_potential_per_atom}, {"pressure", lammps_pressure}};
 
-  course::Table table({"threads", "strategy", "force_ms", "speedup", "idle_ms", "model_idle_ms", "Tc_us", "delta",
-                       "steps/s", "ns/atom-step", "max_rel_err"});
+  // Medians over the repetitions, each with its min-max range; `clamped`: the triangle's Δ hit its limit
+  // 2N/(Nth(Nth-1)) (n0 would be negative), so the model's halving of the idle time cannot hold there.
+  course::Table table({"threads", "strategy", "force_ms", "force_range", "speedup", "idle_ms", "idle_range",
+                       "model_idle_ms", "Tc_us", "delta", "clamped", "steps/s", "ns/atom-step", "max_rel_err"});
   bool all_match = true;
   const auto add_row = [&](const md::ForceStrategy& s, int threads, const ForceMeasurement& m, const md::LoopResult& loop) {
     const double speedup = serial_force.ms / m.ms;
@@ -220,22 +240,31 @@ int run(int argc, char** argv) {
     const bool measured_loop = loop.steps > 0;
     const double ns_per_atom_step = measured_loop ? loop.seconds * 1e9 / (static_cast<double>(atoms) * loop.steps) : 0.0;
     const bool sync = s.name != "serial";
+    const bool triangle = s.name == "triangle";
+    const double step_limit = md::max_triangle_step(atoms, threads);
+    const bool clamped = triangle && threads > 1 && m.triangle_step >= step_limit;
+    const auto range = [](bool show, double lo, double hi) {
+      return show ? course::format_fixed(lo, 3) + "-" + course::format_fixed(hi, 3) : std::string("-");
+    };
     table.add_row({std::to_string(threads), std::string(s.name), course::format_fixed(m.ms, 3),
-                   course::format_ratio(speedup), fixed_or_dash(sync, m.idle.idle_s() * 1e3, 3),
-                   fixed_or_dash(s.critical_section, model_s * 1e3, 3),
+                   range(true, m.min_ms, m.max_ms), course::format_ratio(speedup), fixed_or_dash(sync, m.idle_ms, 3),
+                   range(sync, m.idle_min_ms, m.idle_max_ms), fixed_or_dash(s.critical_section, model_s * 1e3, 3),
                    fixed_or_dash(s.critical_section || s.name == "thread_arrays", m.idle.section_mean_s * 1e6, 1),
-                   fixed_or_dash(s.name == "triangle", m.triangle_step, 0),
+                   fixed_or_dash(triangle, m.triangle_step, 0), triangle ? (clamped ? "yes" : "no") : "-",
                    fixed_or_dash(measured_loop, loop.steps_per_second(), 1), fixed_or_dash(measured_loop, ns_per_atom_step, 1),
                    [&] { char b[32]; std::snprintf(b, sizeof b, "%.1e", m.max_error); return std::string(b); }()});
     nlohmann::json row = {{"cells", config.cells}, {"atoms", atoms}, {"strategy", s.name}, {"threads", threads},
-                          {"force_ms", m.ms}, {"force_ms_min", m.min_ms}, {"speedup", speedup},
-                          {"idle_ms", m.idle.idle_s() * 1e3}, {"idle_before_ms", m.idle.idle_before_s * 1e3},
+                          {"force_ms", m.ms}, {"force_ms_min", m.min_ms}, {"force_ms_max", m.max_ms},
+                          {"speedup", speedup}, {"reps", common.timing.reps},
+                          {"idle_ms", m.idle_ms}, {"idle_ms_min", m.idle_min_ms}, {"idle_ms_max", m.idle_max_ms},
+                          {"idle_before_ms", m.idle.idle_before_s * 1e3},
                           {"idle_after_ms", m.idle.idle_after_s * 1e3}, {"section_us", m.idle.section_mean_s * 1e6},
                           {"particle_ns", m.idle.particle_s * 1e9}, {"max_rel_error", m.max_error}};
     if (s.critical_section) row["model_idle_ms"] = model_s * 1e3;
-    if (s.name == "triangle") {
+    if (triangle) {
       row["triangle_step"] = m.triangle_step;
-      row["max_triangle_step"] = md::max_triangle_step(atoms, threads);
+      row["max_triangle_step"] = step_limit;
+      row["clamped"] = clamped;
     }
     if (measured_loop) {
       row["loop_steps_per_s"] = loop.steps_per_second();
@@ -257,14 +286,28 @@ int run(int argc, char** argv) {
   std::vector<std::pair<std::string, std::vector<md::ThreadTimes>>> charts;
   course::Progress progress("sweep", config.threads.size() * chosen.size());
   for (const int threads : config.threads) {
-    for (const md::ForceStrategy* s : chosen) {
+    // [interleaved_rounds]
+    // Warm-up, then the timed repetitions in rounds: each round evaluates every strategy once, in turn.
+    std::vector<md::ForceWorkspace> workspaces(chosen.size());
+    std::vector<ForceSamples> samples(chosen.size());
+    const auto input_of = [&](const md::ForceStrategy& s) -> const md::ForceInput& {
+      return s.list == md::ListKind::full ? full_input : half_input;
+    };
+    for (std::size_t k = 0; k < chosen.size(); ++k)  // Δ is measured before any timed call, not inside one
+      if (chosen[k]->name == "triangle") md::calibrate_triangle(half_input, force, workspaces[k], threads);
+    for (int w = 0; w < common.timing.warmup; ++w)
+      for (std::size_t k = 0; k < chosen.size(); ++k) chosen[k]->compute(input_of(*chosen[k]), force, workspaces[k], threads);
+    for (int r = 0; r < common.timing.reps; ++r)
+      for (std::size_t k = 0; k < chosen.size(); ++k)
+        samples[k].take(*chosen[k], input_of(*chosen[k]), threads, workspaces[k], reference, force);
+    // [interleaved_rounds]
+    for (std::size_t k = 0; k < chosen.size(); ++k) {
+      const md::ForceStrategy* s = chosen[k];
       progress.step(std::string(s->name) + " x" + std::to_string(threads));
-      md::ForceWorkspace ws;
-      const md::ForceInput& input = s->list == md::ListKind::full ? full_input : half_input;
-      const ForceMeasurement m = measure_forces(*s, input, threads, common.timing, ws, &reference, force);
+      const ForceMeasurement m = samples[k].summary(*s, workspaces[k]);
       md::System run_state = initial;
       std::vector<md::Vec3> loop_force;
-      const md::LoopResult loop = md::run_md(run_state, config, *s, threads, config.steps, ws, loop_force);
+      const md::LoopResult loop = md::run_md(run_state, config, *s, threads, config.steps, workspaces[k], loop_force);
       add_row(*s, threads, m, loop);
       if (threads == max_threads && s->name != "atomic" && s->name != "full_list") {
         timelines.push_back({{"strategy", s->name}, {"threads", threads}, {"cells", config.cells},
