@@ -63,24 +63,47 @@ def _sweep(results):
     return "\n".join(parts).rstrip()
 
 
+def _spread(row, key, digits):
+    """median (min-max) of a measured quantity; old results without the range show the median alone."""
+    if not row or row.get(key) is None:
+        return "-"
+    lo, hi = row.get(key + "_min"), row.get(key + "_max")
+    text = f"{row[key]:.{digits}f}"
+    return text if lo is None or hi is None else f"{text} ({lo:.{digits}f}-{hi:.{digits}f})"
+
+
+def _topology(doc):
+    topo = doc.get("config", {}).get("cpu_topology") or {}
+    if "threads_per_core" not in topo:
+        return ""
+    return (f" Topology (lscpu): {topo.get('sockets', '?')} socket(s) x {topo.get('cores_per_socket', '?')} cores x "
+            f"{topo['threads_per_core']} thread(s) per core" + (f", hypervisor {topo['hypervisor']}" if topo.get("hypervisor") else "") + ".")
+
+
 def _idle(results):
     parts = []
     for slug in sorted(results):
         doc = results[slug]
         rows = _rows(doc)
         threads = sorted({r["threads"] for r in rows if r["strategy"] == "critical"})
-        parts.append(f"**{_cpu(doc)}**: total idle time of the team in one force evaluation (ms), measured from "
-                     "the per-thread timestamps, beside the model with the measured Tc.\n")
-        parts.append("| threads | Tc (us) | critical idle | model Nth(Nth-1)Tc | triangle idle | model Nth(Nth-1)Tc/2 "
-                     "| delta (particles) | max delta | triangle / critical idle |")
-        parts.append("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        reps = next((r.get("reps") for r in rows if r.get("reps")), None)
+        parts.append(f"**{_cpu(doc)}**: force time and total idle time of the team per force evaluation (ms), "
+                     + (f"median (min-max) over {reps} evaluations taken in interleaved rounds" if reps else "medians") + ", beside the "
+                     "model with the measured Tc. *clamped*: the measured delta = Tc/t_p exceeded its limit "
+                     "2N/(Nth(Nth-1)), so the staircase could not be built and the model's halving cannot hold."
+                     + _topology(doc) + "\n")
+        parts.append("| threads | Tc (us) | critical force | triangle force | critical idle | model Nth(Nth-1)Tc "
+                     "| triangle idle | model Nth(Nth-1)Tc/2 | delta (max) | clamped | triangle / critical idle |")
+        parts.append("|---:|---:|---:|---:|---:|---:|---:|---:|---:|:---:|---:|")
         for t in threads:
             c, tr = _find(rows, "critical", t), _find(rows, "triangle", t)
             ratio = (tr["idle_ms"] / c["idle_ms"]) if c and tr and c["idle_ms"] > 0 else None
-            parts.append(f"| {t} | {_f(c and c['section_us'], 1)} | {_f(c and c['idle_ms'], 3)} | "
-                         f"{_f(c and c.get('model_idle_ms'), 3)} | {_f(tr and tr['idle_ms'], 3)} | "
-                         f"{_f(tr and tr.get('model_idle_ms'), 3)} | {_f(tr and tr.get('triangle_step'), 0)} | "
-                         f"{_f(tr and tr.get('max_triangle_step'), 0)} | {_f(ratio, 2)} |")
+            clamped = "-" if not tr or "clamped" not in tr else ("yes" if tr["clamped"] else "no")
+            parts.append(f"| {t} | {_f(c and c['section_us'], 1)} | {_spread(c, 'force_ms', 3)} | "
+                         f"{_spread(tr, 'force_ms', 3)} | {_spread(c, 'idle_ms', 3)} | "
+                         f"{_f(c and c.get('model_idle_ms'), 3)} | {_spread(tr, 'idle_ms', 3)} | "
+                         f"{_f(tr and tr.get('model_idle_ms'), 3)} | {_f(tr and tr.get('triangle_step'), 0)} "
+                         f"({_f(tr and tr.get('max_triangle_step'), 0)}) | {clamped} | {_f(ratio, 2)} |")
         parts.append("")
     return "\n".join(parts).rstrip()
 
@@ -178,7 +201,12 @@ def plots(results: dict[str, dict], out_dir: pathlib.Path) -> list[str]:
     for s, color in (("critical", "C0"), ("triangle", "C1")):
         pts = sorted((r["threads"], r["idle_ms"], r.get("model_idle_ms", 0)) for r in rows if r["strategy"] == s)
         if pts:
-            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", color=color, label=f"{s}: measured")
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", color=color, label=f"{s}: measured (median)")
+            spread = sorted((r["threads"], r["idle_ms_min"], r["idle_ms_max"]) for r in rows
+                            if r["strategy"] == s and "idle_ms_min" in r)
+            if spread:
+                ax.fill_between([p[0] for p in spread], [p[1] for p in spread], [p[2] for p in spread], color=color,
+                                alpha=0.15, label=f"{s}: min-max")
             ax.plot([p[0] for p in pts], [p[2] for p in pts], linestyle="--", color=color, label=f"{s}: model")
     ax.set_xlabel("threads")
     ax.set_ylabel("idle time of the team per force evaluation (ms)")
