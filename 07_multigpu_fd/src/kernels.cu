@@ -172,37 +172,60 @@ void launch_tiled_l1(const StepArgs& a, cudaStream_t stream) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Rungs 7–8: as tiled_l1, but each thread owns 4 adjacent columns as one float4. The three aligned
+// Rungs 7–11: as tiled_l1, but each thread owns 4 adjacent columns as one float4. The three aligned
 // 16-byte loads at x − 4, x, x + 4 hold every x-neighbour of all four cells, so a cell costs about a
 // quarter of the load instructions, and every access is a full, aligned sector.
+//   BX × BY threads per block, R rows per thread. BX = 32 (a warp per 128 columns, 8 warps stacked in y)
+//   reads 512 contiguous bytes of a row per block; BX = 256 (one row of 8 warps side by side) reads 4 KiB,
+//   so the DRAM pages of a row are opened once and drained by one block instead of eight.
+//   kPrefetch: the two DRAM-bound loads of the next row (u at y + 5, u_prev at y + 1) are issued before
+//   this row's arithmetic, so every warp keeps two rows of loads in flight instead of one.
 __device__ __forceinline__ float4 load4(const float* p) { return __ldg(reinterpret_cast<const float4*>(p)); }
 __device__ __forceinline__ float lane(const float4& v, int j) { return j == 0 ? v.x : j == 1 ? v.y : j == 2 ? v.z : v.w; }
 
 // [tiled_vec4]
-template <int BY, int R>
-__global__ void __launch_bounds__(32 * BY) step_tiled_vec4(StepArgs a) {
-  const int x = (blockIdx.x * 32 + threadIdx.x) * 4;
+template <int BX, int BY, int R, bool kPrefetch, int kMinBlocks>
+__global__ void __launch_bounds__(BX * BY, kMinBlocks) step_tiled_vec4(StepArgs a) {
+  const int x = (blockIdx.x * BX + threadIdx.x) * 4;
   const int y0 = a.row_begin + (blockIdx.y * BY + threadIdx.y) * R;
   const int nx = a.layout.nx;
-  if (x >= nx || y0 >= a.row_end) return;
+  if (x >= nx || y0 >= a.row_end) return;  // no barriers below: threads may leave early
   const int pitch = a.layout.pitch;
   // x_origin and pitch are multiples of 4 floats: every float4 below is 16-byte aligned.
   const float* __restrict__ cur = a.cur + a.layout.index(x, y0);
   const float* __restrict__ prev = a.prev + a.layout.index(x, y0);
   float* __restrict__ next = a.next + a.layout.index(x, y0);
   const float4 damp_x = load4(a.damp_x + x);
+  const int count = min(R, a.row_end - y0);
 
   float4 column[2 * halo + 1];
 #pragma unroll
   for (int i = 0; i < 2 * halo; ++i) column[i] = load4(cur + (i - halo) * pitch);
+  // Prefetched loads for the row about to be computed (used only when kPrefetch).
+  float4 ahead_cur{}, ahead_prev{};
+  if constexpr (kPrefetch) {
+    ahead_cur = load4(cur + halo * pitch);
+    ahead_prev = load4(prev);
+  }
 
-  const auto one_row = [&](int r) {
-    column[2 * halo] = load4(cur + (r + halo) * pitch);
+  // `has_next`: row r + 1 is this thread's too (its loads stay inside the slab and its ghost rows).
+  const auto one_row = [&](int r, bool has_next) {
+    float4 before;
+    if constexpr (kPrefetch) {
+      column[2 * halo] = ahead_cur;
+      before = ahead_prev;
+      if (has_next) {
+        ahead_cur = load4(cur + (r + 1 + halo) * pitch);
+        ahead_prev = load4(prev + (r + 1) * pitch);
+      }
+    } else {
+      column[2 * halo] = load4(cur + (r + halo) * pitch);
+      before = load4(prev + r * pitch);
+    }
     const float4 left = load4(cur + r * pitch - 4), right = load4(cur + r * pitch + 4);
     const float row[12] = {left.x,        left.y,        left.z,        left.w,   //
                            column[4].x,   column[4].y,   column[4].z,   column[4].w,
                            right.x,       right.y,       right.z,       right.w};
-    const float4 before = load4(prev + r * pitch);
     const int y = y0 + r;
     const float courant2 = __ldg(a.courant2 + y), damp_y = __ldg(a.damp_y + y);
     float out[4];
@@ -225,22 +248,22 @@ __global__ void __launch_bounds__(32 * BY) step_tiled_vec4(StepArgs a) {
 #pragma unroll
     for (int i = 0; i < 2 * halo; ++i) column[i] = column[i + 1];
   };
-  const int count = min(R, a.row_end - y0);
   if (count == R) {
 #pragma unroll
-    for (int r = 0; r < R; ++r) one_row(r);
+    for (int r = 0; r < R; ++r) one_row(r, r + 1 < R);  // fully unrolled: the window slides by renaming
   } else {
-    for (int r = 0; r < count; ++r) one_row(r);
+    for (int r = 0; r < count; ++r) one_row(r, r + 1 < count);  // the last strip of a region
   }
 }
 // [tiled_vec4]
 
-template <int BY, int R>
+/// kMinBlocks: blocks per SM the register allocation must allow (1: no limit).
+template <int BX, int BY, int R, bool kPrefetch, int kMinBlocks = 1>
 void launch_tiled_vec4(const StepArgs& a, cudaStream_t stream) {
   const int rows = a.row_end - a.row_begin;
   if (rows <= 0) return;
-  const dim3 grid(ceil_div(a.layout.nx, 128), ceil_div(rows, BY * R));
-  step_tiled_vec4<BY, R><<<grid, dim3(32, BY), 0, stream>>>(a);
+  const dim3 grid(ceil_div(a.layout.nx, 4 * BX), ceil_div(rows, BY * R));
+  step_tiled_vec4<BX, BY, R, kPrefetch, kMinBlocks><<<grid, dim3(BX, BY), 0, stream>>>(a);
   CUDA_CHECK_LAUNCH();
 }
 
@@ -259,9 +282,17 @@ constexpr Variant variant_table[] = {
      "+ block shape: 128 threads × 64 rows per block, enough blocks to fill every SM", "shared + registers"},
     {"tiled_l1", launch_tiled_l1<32, 8, 16>,
      "2-D blocks, 16 rows per thread, x-neighbours straight from L1: no shared memory, no barrier", "L1 + registers"},
-    {"tiled_vec4", launch_tiled_vec4<8, 16>, "+ float4: 4 columns per thread, 3 aligned loads give all x-neighbours",
+    {"tiled_vec4", launch_tiled_vec4<32, 8, 16, false, 3>,
+     "+ float4: 4 columns per thread, 3 aligned loads give all x-neighbours", "L1 (float4) + registers"},
+    {"tiled_vec4_r32", launch_tiled_vec4<32, 4, 32, false, 3>, "+ 32 rows per thread: less re-reading of the 8 window rows",
      "L1 (float4) + registers"},
-    {"tiled_vec4_r32", launch_tiled_vec4<4, 32>, "+ 32 rows per thread: less re-reading of the 8 window rows",
+    {"wide_vec4", launch_tiled_vec4<256, 1, 32, false, 3>,
+     "+ 256 threads side by side: a block reads 4 KiB of each row, not 512 bytes of 8 rows", "L1 (float4) + registers"},
+    {"wide_vec4_prefetch", launch_tiled_vec4<256, 1, 32, true, 2>,
+     "+ the next row's u and u_prev loaded before this row's arithmetic: 2 rows in flight per warp",
+     "L1 (float4) + registers"},
+    {"wide_vec4_prefetch_r64", launch_tiled_vec4<128, 1, 64, true, 4>,
+     "+ 64 rows per thread in 128-thread blocks: 8 window rows re-read per 64, not per 32",
      "L1 (float4) + registers"},
 };
 // [variant_table]

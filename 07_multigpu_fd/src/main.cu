@@ -467,6 +467,18 @@ int run(int argc, char** argv) {
 
   for (const auto& line : peer_lines) std::cout << line << "\n";
   table.print(std::cout, o.common.csv);
+  if (o.ladder && !rows.empty()) {
+    // The target of the ladder: 85% of the 12-byte roofline for the fastest rung.
+    const auto best = std::min_element(rows.begin(), rows.end(),
+                                       [](const Measurement& l, const Measurement& r) { return l.ms_per_step < r.ms_per_step; });
+    const nlohmann::json best_row = to_json(*best, ceiling);
+    const double percent = best_row.value("roofline_pct", 0.0);
+    const bool met = percent >= 85.0;
+    std::cout << "best rung: " << best->variant << ", " << course::format_fixed(best->ms_per_step, 3) << " ms/step, "
+              << course::format_fixed(percent, 1) << "% of roofline: " << (met ? "meets" : "misses")
+              << " the 85% target\n";
+    results.extra()["ladder_best"] = {{"variant", best->variant}, {"percent_roofline", percent}, {"meets_85", met}};
+  }
   results.set_device(info);
   results.config() = {{"nx", p.nx},          {"ny", p.ny},     {"steps", o.steps}, {"velocity", wave::to_string(p.model)},
                       {"sponge", p.sponge_width}, {"dt_s", p.dt_s}, {"courant", p.courant},
