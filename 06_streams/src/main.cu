@@ -57,7 +57,10 @@ struct QueueConfig {
   int streams;
 };
 constexpr int default_connections = 8;
-constexpr int many_streams = 16;  // more streams than the default 8 connections
+constexpr int many_streams = 16;  // copies: more streams than the default 8 connections
+constexpr int chain_many_streams = 32;  // kernel chains: 4 streams per connection
+constexpr int chain_steps = 3;          // dependent kernels per stream (A, B, C)
+constexpr double chain_kernel_ms = 1.0;
 
 std::vector<int> parse_int_list(const std::string& text) {
   std::vector<int> values;
@@ -92,7 +95,8 @@ class Session {
  public:
   Session(Options opt, int argc, char** argv)
       : opt_(std::move(opt)), results_("06_streams", argc, argv),
-        table_({"scenario", "variant", "measured_ms", "model_ms", "speedup", "model_speedup", "overlap"}) {}
+        table_({"scenario", "variant", "measured_ms", "model_ms", "speedup", "model_speedup", "overlap",
+               "duplex_model_ms"}) {}
 
   void start(std::size_t elements) {
     elements_ = elements;
@@ -122,18 +126,20 @@ class Session {
       say("calibration: H2D " + format_fixed(c.h2d_ms, 3) + " ms, D2H " + format_fixed(c.d2h_ms, 3) +
           " ms, both at once " + format_fixed(c.both_copies_ms, 3) + " ms (" +
           format_ratio((c.h2d_ms + c.d2h_ms) / c.both_copies_ms) + " of serial), kernel " + format_fixed(c.kernel_ms, 3) +
-          " ms at " + std::to_string(c.kernel_iterations) + " FMAs per element; " + std::to_string(engines_) +
+          " ms at " + std::to_string(c.kernel_iterations) + " FMAs per element (K aimed at both at once); " + std::to_string(engines_) +
           " copy engine(s) in the model\n");
     }
     return *calibration_;
   }
 
-  void add(const Row& r, json more = json::object()) {
+  // duplex_model_ms: pipeline rows only, the model with the measured both-copies time.
+  void add(const Row& r, json more = json::object(), std::optional<double> duplex_model_ms = {}) {
     table_.add_row({r.scenario, r.variant, cell(r.measured_ms, false), cell(r.model_ms, false), cell(r.speedup, true),
-                    cell(r.model_speedup, true), cell(r.overlap, false, 2)});
+                    cell(r.model_speedup, true), cell(r.overlap, false, 2), cell(duplex_model_ms, false)});
     json row = {{"scenario", r.scenario}, {"variant", r.variant}, {"measured_ms", value_or_null(r.measured_ms)},
                 {"model_ms", value_or_null(r.model_ms)}, {"speedup", value_or_null(r.speedup)},
-                {"model_speedup", value_or_null(r.model_speedup)}, {"overlap", value_or_null(r.overlap)}};
+                {"model_speedup", value_or_null(r.model_speedup)}, {"overlap", value_or_null(r.overlap)},
+                {"duplex_model_ms", value_or_null(duplex_model_ms)}};
     row.update(more);
     results_.add_row(row);
   }
@@ -299,13 +305,14 @@ void scenario_pipeline(Session& s) {
       throw std::runtime_error("pipeline: N=" + std::to_string(chunks) + " differs from the unchunked output");
 
     const double model = pipeline_model_ms(c.h2d_ms, c.kernel_ms, c.d2h_ms, chunks, s.engines());
+    const double duplex = pipeline_model_duplex_ms(c.h2d_ms, c.kernel_ms, c.d2h_ms, c.both_copies_ms, chunks, s.engines());
     const double speedup = serial_ms / m.wall.median;
     const double model_speedup = model_serial / model;
     s.add({"pipeline", "N=" + std::to_string(chunks), m.wall.median, model, speedup, model_speedup,
            m.recorded.timeline.overlap_factor()},
-          {{"chunks", chunks}, {"streams", shape.streams}, {"cv", m.wall.cv}, {"blocker_ms", m.blocker_ms}});
+          {{"chunks", chunks}, {"streams", shape.streams}, {"cv", m.wall.cv}, {"blocker_ms", m.blocker_ms}}, duplex);
     sweep_json.push_back({{"chunks", chunks}, {"streams", shape.streams}, {"measured_ms", m.wall.median},
-                          {"model_ms", model}, {"speedup", speedup}, {"model_speedup", model_speedup},
+                          {"model_ms", model}, {"duplex_model_ms", duplex}, {"speedup", speedup}, {"model_speedup", model_speedup},
                           {"ratio_to_model", speedup / model_speedup}, {"overlap", m.recorded.timeline.overlap_factor()}});
     if (speedup > best_speedup) {
       best_speedup = speedup;
@@ -372,7 +379,7 @@ std::vector<QueueConfig> queue_configs(int streams) {
 }
 
 // The child's part: every issue order for --child-streams streams, in whatever connections it was given.
-void issue_order_child(Session& s) {
+void issue_order_copies_child(Session& s) {
   const int streams = s.opt().child_streams;
   const std::size_t n = s.elements();
   const int iterations = s.opt().kernel_iterations;
@@ -390,19 +397,19 @@ void issue_order_child(Session& s) {
     poison(s.host_out(), n);
     runner.run(shape, s.host_in(), s.host_out(), s.dev_in(), s.dev_out(), 0, false);
     if (std::memcmp(reference.data(), s.host_out(), n * sizeof(float)) != 0)
-      throw std::runtime_error("issue_order: " + issue_order_name(order) + " differs from the unchunked output");
+      throw std::runtime_error("issue_order_copies: " + issue_order_name(order) + " differs from the unchunked output");
     orders.push_back({{"order", issue_order_name(order)}, {"wall_ms", m.wall.median}, {"cv", m.wall.cv},
                       {"recorded_wall_ms", m.recorded.wall_ms}, {"timeline", to_json(m.recorded.timeline)}});
   }
   s.results().extra()["child"] = {{"connections_env", env ? env : ""}, {"streams", streams}, {"orders", orders}};
 }
 
-json run_issue_order_child(Session& s, const QueueConfig& cfg, int iterations) {
+json run_issue_order_child(Session& s, const std::string& scenario, const QueueConfig& cfg, int iterations) {
   const auto& opt = s.opt();
   const std::string path = (std::filesystem::temp_directory_path() /
-                            ("streams_issue_order_" + std::to_string(getpid()) + "_" + std::to_string(cfg.connections) +
+                            ("streams_" + scenario + "_" + std::to_string(getpid()) + "_" + std::to_string(cfg.connections) +
                              "_" + std::to_string(cfg.streams) + ".json")).string();
-  const std::vector<std::string> args = {current_executable(), "--scenario", "issue_order", "--child-streams",
+  const std::vector<std::string> args = {current_executable(), "--scenario", scenario, "--child-streams",
                                          std::to_string(cfg.streams), "--size", opt.size, "--kernel-iters",
                                          std::to_string(iterations), "--reps", std::to_string(opt.common.timing.reps),
                                          "--warmup", std::to_string(opt.common.timing.warmup), "--device",
@@ -420,19 +427,20 @@ json run_issue_order_child(Session& s, const QueueConfig& cfg, int iterations) {
   return child;
 }
 
-void scenario_issue_order(Session& s) {
+void scenario_issue_order_copies(Session& s) {
   const Calibration& c = s.calibration();
   const auto& opt = s.opt();
-  s.say("Issue order on shared hardware queues: each configuration runs in a child process started with "
-        "CUDA_DEVICE_MAX_CONNECTIONS set; the model simulates in-order queues.\n");
+  s.say("Issue order of the copy pipeline on shared hardware queues (each setting in a child process with "
+        "CUDA_DEVICE_MAX_CONNECTIONS set). The copies go to the copy engines' own queues, so one connection "
+        "does not serialise them; the model assumes so. The recorded timelines put two events around each "
+        "operation, and on one connection those events wait in the queue: trust the measured walls.\n");
   json configs = json::array();
-  std::optional<double> depth_one, depth_default;
   for (const QueueConfig& cfg : queue_configs(opt.streams)) {
-    const json child = run_issue_order_child(s, cfg, c.kernel_iterations);
-    const std::string tag = std::to_string(cfg.connections) + (cfg.connections == 1 ? " queue, " : " queues, ") +
-                            std::to_string(cfg.streams) + " streams";
+    const json child = run_issue_order_child(s, "issue_order_copies", cfg, c.kernel_iterations);
+    const std::string tag = "copies, " + std::to_string(cfg.connections) +
+                            (cfg.connections == 1 ? " queue, " : " queues, ") + std::to_string(cfg.streams) + " streams";
     QueueMachine machine{cfg.streams, cfg.connections, s.engines(), c.h2d_ms / cfg.streams, c.kernel_ms / cfg.streams,
-                         c.d2h_ms / cfg.streams};
+                         c.d2h_ms / cfg.streams, true};
     double depth_ms = 0, depth_model = 0;
     json config_json = {{"connections", cfg.connections}, {"streams", cfg.streams}, {"orders", json::array()}};
     for (const json& o : child.at("orders")) {
@@ -450,32 +458,95 @@ void scenario_issue_order(Session& s) {
         depth_model = model.end_ms();
       }
       const std::vector<double> lead = h2d_lead_over_previous_kernel_ms(measured, cfg.streams);
-      s.add({"issue_order", tag + ", " + order_name, wall, model.end_ms(), depth_ms / wall, depth_model / model.end_ms(),
+      s.add({"issue_order_copies", tag + ", " + order_name, wall, model.end_ms(), depth_ms / wall, depth_model / model.end_ms(),
              measured.overlap_factor()},
             {{"connections", cfg.connections}, {"streams", cfg.streams}, {"order", order_name},
              {"recorded_wall_ms", o.at("recorded_wall_ms")}, {"h2d_lead_ms", lead}});
       config_json["orders"].push_back({{"order", order_name}, {"wall_ms", wall}, {"model_ms", model.end_ms()},
                                        {"h2d_lead_ms", lead}});
-      if (cfg.streams <= 8) s.show(measured);
-      else s.keep(measured);
+      s.keep(measured);
       s.keep(model);
-      if (order == IssueOrder::depth_first && cfg.streams == opt.streams) {
-        if (cfg.connections == 1) depth_one = wall;
-        if (cfg.connections == default_connections) depth_default = wall;
-      }
     }
     configs.push_back(config_json);
   }
-  s.results().extra()["issue_order"] = configs;
-  if (depth_one && depth_default) {
-    const double ratio = *depth_one / *depth_default;
-    s.results().extra()["summary"]["false_dependency"] = {{"streams", opt.streams},
-                                                          {"depth_first_one_queue_ms", *depth_one},
-                                                          {"depth_first_default_queues_ms", *depth_default},
-                                                          {"serialization_ratio", ratio}};
-    s.say("false dependency: depth-first issue takes " + format_ratio(ratio) +
-          " as long on 1 queue as on " + std::to_string(default_connections) + "\n\n");
+  s.results().extra()["issue_order_copies"] = configs;
+}
+
+// The kernel chains: the false dependency as it shows on today's GPUs.
+std::vector<QueueConfig> chain_configs(int streams) {
+  std::vector<QueueConfig> configs = {{1, streams}, {default_connections, streams}};
+  if (streams < chain_many_streams) configs.push_back({default_connections, chain_many_streams});
+  return configs;
+}
+
+void issue_order_chain_child(Session& s) {
+  const int streams = s.opt().child_streams;
+  const char* env = std::getenv("CUDA_DEVICE_MAX_CONNECTIONS");
+  KernelChainRunner runner(streams);
+  json orders = json::array();
+  for (IssueOrder order : all_issue_orders()) {
+    const KernelChainMeasurement m =
+        measure_kernel_chains(runner, chain_steps, order, chain_kernel_ms, s.opt().common.timing, issue_order_name(order));
+    for (int c = 0; c < streams; ++c)
+      if (m.last.values[static_cast<std::size_t>(c)] != chain_value_reference(c, chain_steps))
+        throw std::runtime_error("issue_order: " + issue_order_name(order) + " ran stream " + std::to_string(c) +
+                                 "'s kernels out of order");
+    orders.push_back({{"order", issue_order_name(order)}, {"wall_ms", m.wall.median}, {"cv", m.wall.cv},
+                      {"recorded_wall_ms", m.last.timeline.end_ms()}, {"timeline", to_json(m.last.timeline)}});
   }
+  s.results().extra()["child"] = {{"connections_env", env ? env : ""}, {"streams", streams}, {"orders", orders}};
+}
+
+void scenario_issue_order(Session& s) {
+  const auto& opt = s.opt();
+  s.say("False dependencies: in each stream a chain of " + std::to_string(chain_steps) + " dependent one-block kernels of " +
+        format_fixed(chain_kernel_ms, 1) + " ms, issued depth-first (A0 B0 C0 A1 ...), breadth-first (A0 A1 ... B0 B1 ...) "
+        "or staggered; each setting in a child process with CUDA_DEVICE_MAX_CONNECTIONS set. The kernels time "
+        "themselves (no event in the queues); the model simulates in-order queues.\n");
+  json configs = json::array();
+  json summary = json::object();
+  for (const QueueConfig& cfg : chain_configs(opt.streams)) {
+    const json child = run_issue_order_child(s, "issue_order", cfg, 1);
+    const std::string tag = std::to_string(cfg.connections) + (cfg.connections == 1 ? " queue, " : " queues, ") +
+                            std::to_string(cfg.streams) + " streams";
+    const ChainMachine machine{cfg.streams, cfg.connections, chain_kernel_ms};
+    double depth_ms = 0, depth_model = 0, breadth_ms = 0;
+    json config_json = {{"connections", cfg.connections}, {"streams", cfg.streams}, {"orders", json::array()}};
+    for (const json& o : child.at("orders")) {
+      const std::string order_name = o.at("order").get<std::string>();
+      IssueOrder order = IssueOrder::depth_first;
+      for (IssueOrder candidate : all_issue_orders())
+        if (issue_order_name(candidate) == order_name) order = candidate;
+      const std::vector<StepOp> sequence = issue_steps(cfg.streams, chain_steps, order);
+      Timeline model = simulate_kernel_chains(sequence, chain_steps, machine, tag + ", " + order_name + " (model)");
+      Timeline measured = timeline_from_json(o.at("timeline"));
+      measured.name = tag + ", " + order_name;
+      const double wall = o.at("wall_ms").get<double>();
+      if (order == IssueOrder::depth_first) {
+        depth_ms = wall;
+        depth_model = model.end_ms();
+      }
+      if (order == IssueOrder::breadth_first) breadth_ms = wall;
+      const double spread = first_step_spread_ms(measured, chain_steps);
+      s.add({"issue_order", tag + ", " + order_name, wall, model.end_ms(), depth_ms / wall, depth_model / model.end_ms(),
+             measured.overlap_factor()},
+            {{"connections", cfg.connections}, {"streams", cfg.streams}, {"order", order_name},
+             {"recorded_wall_ms", o.at("recorded_wall_ms")}, {"first_step_spread_ms", spread}});
+      config_json["orders"].push_back({{"order", order_name}, {"wall_ms", wall}, {"model_ms", model.end_ms()},
+                                       {"first_step_spread_ms", spread}});
+      if (cfg.streams <= 8) s.show(measured);
+      else s.keep(measured);
+      s.keep(model);
+    }
+    const std::string key = cfg.connections == 1 ? "one_queue" : cfg.streams == opt.streams ? "default_queues" : "shared_queues";
+    summary[key] = {{"connections", cfg.connections}, {"streams", cfg.streams}, {"depth_first_ms", depth_ms},
+                    {"breadth_first_ms", breadth_ms}, {"depth_over_breadth", depth_ms / breadth_ms}};
+    s.say(tag + ": depth-first takes " + format_ratio(depth_ms / breadth_ms) + " as long as breadth-first\n");
+    configs.push_back(config_json);
+  }
+  s.say("\n");
+  s.results().extra()["issue_order"] = configs;
+  s.results().extra()["summary"]["false_dependency"] = summary;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -553,6 +624,7 @@ const Scenario scenarios[] = {{"host_device", scenario_host_device},
                               {"pipeline", scenario_pipeline},
                               {"kernel_concurrency", scenario_kernel_concurrency},
                               {"issue_order", scenario_issue_order},
+                              {"issue_order_copies", scenario_issue_order_copies},
                               {"default_stream", scenario_default_stream},
                               {"host_func", scenario_host_func}};
 
@@ -588,8 +660,8 @@ int run(int argc, char** argv) {
   for (int chunks : parse_int_list(opt.sweep)) validate_pipeline_shape(elements, chunks, std::min(chunks, opt.sweep_streams));
   if (opt.streams > 64) throw course::UsageError("--streams above 64 is not a useful experiment");
   for (const QueueConfig& cfg : queue_configs(opt.streams)) validate_pipeline_shape(elements, cfg.streams, cfg.streams);
-  if (opt.child_streams != 0 && opt.scenario != "issue_order")
-    throw course::UsageError("--child-streams is internal to the issue_order scenario");
+  if (opt.child_streams != 0 && opt.scenario != "issue_order" && opt.scenario != "issue_order_copies")
+    throw course::UsageError("--child-streams is internal to the issue_order scenarios");
   if (opt.child_streams < 0) throw course::UsageError("--child-streams must be positive");
 
   Session session(opt, argc, argv);
@@ -599,7 +671,8 @@ int run(int argc, char** argv) {
             {"streams", opt.streams}, {"sweep", parse_int_list(opt.sweep)}, {"sweep_streams", opt.sweep_streams},
             {"reps", opt.common.timing.reps}, {"warmup", opt.common.timing.warmup}};
   if (opt.child_streams > 0) {
-    issue_order_child(session);
+    if (opt.scenario == "issue_order") issue_order_chain_child(session);
+    else issue_order_copies_child(session);
   } else {
     for (const auto& sc : scenarios) {
       if (opt.scenario != "all" && opt.scenario != sc.name) continue;

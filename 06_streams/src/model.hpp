@@ -60,8 +60,19 @@ std::string issue_order_name(IssueOrder order);
 /// All three orders, in the order the lesson shows them.
 std::vector<IssueOrder> all_issue_orders();
 
-/// The issue sequence for `chunks` chunks: every (chunk, kind) exactly once, each chunk's H before its K
-/// before its D. Defined in issue_order.cpp, the file the lab replaces.
+/// One command of a chain of dependent commands: chain c (which runs in stream c), step s of it.
+struct StepOp {
+  int chain = 0;
+  int step = 0;
+  friend bool operator==(const StepOp&, const StepOp&) = default;
+};
+
+/// The issue loop: `chains` chains of `steps` dependent commands each, every (chain, step) exactly once and
+/// each chain's steps in order. Defined in issue_order.cpp, the file the lab replaces.
+std::vector<StepOp> issue_steps(int chains, int steps, IssueOrder order);
+
+/// The pipeline's issue sequence for `chunks` chunks: issue_steps(chunks, 3, order) with steps 0, 1, 2
+/// read as H, K, D.
 std::vector<PipelineOp> issue_sequence(int chunks, IssueOrder order);
 
 /// The model of the chunked pipeline. h, k, d: the full-size times of the host→device copy, the kernel and
@@ -69,6 +80,12 @@ std::vector<PipelineOp> issue_sequence(int chunks, IssueOrder order);
 ///   T(N) = (h + k + d) / N + (N − 1) / N · max(h, k, d);
 /// with one copy engine both copies share it: max(h + d, k) replaces max(h, k, d). T(1) = h + k + d.
 double pipeline_model_ms(double h, double k, double d, int chunks, int copy_engines);
+
+/// The same model on a link without full duplex: `both` is the measured time of the two full-size copies
+/// at once, the pace of the steady state, where one H2D and one D2H are always in flight together. With
+/// two copy engines the bottleneck is max(h, k, d, both); on a full-duplex link both = max(h, d) and this is
+/// pipeline_model_ms. One copy engine: as pipeline_model_ms.
+double pipeline_model_duplex_ms(double h, double k, double d, double both, int chunks, int copy_engines);
 
 /// What the queue simulator needs: per-chunk operation times and the machine's shape.
 struct QueueMachine {
@@ -78,6 +95,9 @@ struct QueueMachine {
   double h2d_ms = 0;      ///< one chunk's host→device copy
   double kernel_ms = 0;   ///< one chunk's kernel (big grid: kernels run one after another)
   double d2h_ms = 0;      ///< one chunk's device→host copy
+  /// true: copies do not go through the connections but through the copy engines' own queues (what a
+  /// GPU since Kepler measures); false: the lecture's single work queue (Fermi), copies included.
+  bool copies_bypass_connections = false;
 };
 
 /// Predicts the timeline of an issue sequence on in-order hardware queues: an operation leaves the head of
@@ -86,5 +106,26 @@ struct QueueMachine {
 /// Returns the predicted timeline, one row per stream; its end is the predicted wall time.
 Timeline simulate_hardware_queues(std::span<const PipelineOp> sequence, const QueueMachine& machine,
                                   const std::string& name);
+
+/// The false-dependency machine: `streams` chains of small-grid kernels (chain c in stream c, stream s on
+/// connection s % connections), each kernel `kernel_ms` long. Small grids leave the GPU room for all of
+/// them, so a kernel runs as soon as it leaves its queue.
+struct ChainMachine {
+  int streams = 4;
+  int connections = 8;
+  double kernel_ms = 1.0;
+};
+
+/// Predicts the timeline of a kernel-chain issue sequence on in-order hardware queues (same rule as
+/// simulate_hardware_queues: a head that waits for its own stream blocks everything behind it). One row per
+/// stream; interval chunk = chain · steps + step. With one queue and S chains of k steps, depth-first
+/// issue takes ((k − 1)·S + 1) kernels' time, breadth-first k.
+Timeline simulate_kernel_chains(std::span<const StepOp> sequence, int steps, const ChainMachine& machine,
+                                const std::string& name);
+
+/// For the recorded or simulated timeline of kernel chains: the latest start of a first step minus the
+/// earliest end of one. Negative: every chain's first kernel was running at one moment (no false
+/// dependency held any of them back).
+double first_step_spread_ms(const Timeline& timeline, int steps);
 
 }  // namespace streams

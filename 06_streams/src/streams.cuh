@@ -139,6 +139,44 @@ PipelineMeasurement measure_pipeline(PipelineRunner& runner, const PipelineShape
                                      float* host_out, float* dev_in, float* dev_out, course::TimingOptions timing,
                                      bool hold_enqueue, const std::string& name);
 
+/// Kernel chains for the false dependency: stream c runs `steps` dependent one-block kernels, each spinning
+/// `kernel_ms` on the GPU's global timer, then updating value[c] = value[c] · 31 + step + 1 (so a step that
+/// ran out of order would change the result). Each kernel writes its own start and end time (global
+/// timer): the timeline costs no extra command in the queues, so it cannot create or hide a false
+/// dependency, and it is recorded in every run.
+std::uint32_t chain_value_reference(int chain, int steps);
+
+struct KernelChainRun {
+  double wall_ms = 0;          ///< base event → the last stream's final event
+  double host_enqueue_ms = 0;
+  bool blocker_too_short = false;
+  std::vector<std::uint32_t> values;  ///< value[c] after the run, per chain
+  Timeline timeline;           ///< from the kernels' own time stamps; time 0 = the first kernel's start
+};
+
+class KernelChainRunner {
+ public:
+  explicit KernelChainRunner(int streams);
+  KernelChainRun run(int steps, IssueOrder order, double kernel_ms, double blocker_ms, const std::string& name);
+  int streams() const { return static_cast<int>(streams_.size()); }
+
+ private:
+  std::vector<Stream> streams_;
+  std::vector<Event> done_;
+  Event base_;
+  course::DeviceBuffer<unsigned long long> stamps_;
+  course::DeviceBuffer<std::uint32_t> values_;
+};
+
+struct KernelChainMeasurement {
+  Stats wall;
+  KernelChainRun last;  ///< the last timed run (its timeline is as timed: the stamps perturb nothing)
+  double blocker_ms = 0;
+};
+/// Warm-up, then `timing.reps` runs; the blocker is sized so the host's issue cost stays out of the wall.
+KernelChainMeasurement measure_kernel_chains(KernelChainRunner& runner, int steps, IssueOrder order, double kernel_ms,
+                                             course::TimingOptions timing, const std::string& name);
+
 /// The three full-size stage times and the kernel iteration count that balances them.
 struct Calibration {
   double h2d_ms = 0;           ///< full buffer host→device, pinned
@@ -150,8 +188,9 @@ struct Calibration {
   double kernel_floor_ms = 0;  ///< fitted intercept: the memory traffic that no iteration count removes
 };
 
-/// Measures H and D for `elements` floats, then fits the kernel time against its iteration count and
-/// picks the count that makes K ≈ (H + D) / 2. `fixed_iterations` > 0 skips the fit and uses that count.
+/// Measures H, D and both copies at once for `elements` floats, then fits the kernel time against its
+/// iteration count and picks the count that makes K ≈ both_copies_ms: the pace of the pipeline's steady
+/// state, where an H2D and a D2H are always in flight together. `fixed_iterations` > 0 skips the fit and uses that count.
 Calibration calibrate_balanced(const float* host_in, float* host_out, float* dev_in, float* dev_out,
                                std::size_t elements, course::TimingOptions timing, int fixed_iterations = 0);
 

@@ -114,6 +114,41 @@ TEST_CASE("the queue simulator: one queue makes depth-first serial, breadth-firs
   for (double lead : h2d_lead_over_previous_kernel_ms(b, 4)) CHECK(lead > 0.0);
 }
 
+TEST_CASE("the queue simulator: copies in their own queues suffer no false dependency on one connection") {
+  QueueMachine one{4, 1, 2, 1.0, 1.0, 1.0, true};
+  QueueMachine many{4, 8, 2, 1.0, 1.0, 1.0, true};
+  for (IssueOrder order : all_issue_orders())
+    CHECK(simulate_hardware_queues(issue_sequence(4, order), one, "o").end_ms() ==
+          doctest::Approx(simulate_hardware_queues(issue_sequence(4, order), many, "m").end_ms()));
+}
+
+TEST_CASE("kernel chains: depth-first on one queue takes ((k-1)S+1)t, breadth-first kt, 8 queues kt") {
+  const ChainMachine one{4, 1, 1.0}, eight{4, 8, 1.0}, shared{32, 8, 1.0};
+  const auto depth = issue_steps(4, 3, IssueOrder::depth_first);
+  const auto breadth = issue_steps(4, 3, IssueOrder::breadth_first);
+  CHECK(simulate_kernel_chains(depth, 3, one, "d").end_ms() == doctest::Approx(9.0));
+  CHECK(simulate_kernel_chains(breadth, 3, one, "b").end_ms() == doctest::Approx(3.0));
+  CHECK(simulate_kernel_chains(issue_steps(4, 3, IssueOrder::staggered), 3, one, "s").end_ms() == doctest::Approx(5.0));
+  for (IssueOrder order : all_issue_orders())
+    CHECK(simulate_kernel_chains(issue_steps(4, 3, order), 3, eight, "e").end_ms() == doctest::Approx(3.0));
+  CHECK(simulate_kernel_chains(issue_steps(32, 3, IssueOrder::depth_first), 3, shared, "sd").end_ms() == doctest::Approx(9.0));
+  CHECK(simulate_kernel_chains(issue_steps(32, 3, IssueOrder::breadth_first), 3, shared, "sb").end_ms() == doctest::Approx(3.0));
+  CHECK(first_step_spread_ms(simulate_kernel_chains(depth, 3, one, "d"), 3) > 0.0);
+  CHECK(first_step_spread_ms(simulate_kernel_chains(breadth, 3, one, "b"), 3) < 0.0);
+}
+
+TEST_CASE("breadth-first kernel chains issue every first step before any second step (the lab)") {
+  const auto ops = issue_steps(4, 3, IssueOrder::breadth_first);
+  REQUIRE(ops.size() == 12);
+  for (std::size_t i = 0; i < ops.size(); ++i) CHECK(ops[i].step == static_cast<int>(i / 4));
+}
+
+TEST_CASE("the duplex-aware model: equals the lecture's on a full-duplex link, slower otherwise") {
+  CHECK(pipeline_model_duplex_ms(3, 3, 3, 3, 4, 2) == doctest::Approx(pipeline_model_ms(3, 3, 3, 4, 2)));
+  CHECK(pipeline_model_duplex_ms(3, 3, 3, 4, 4, 2) == doctest::Approx(9.0 / 4 + 0.75 * 4));
+  CHECK(pipeline_model_duplex_ms(3, 4, 3, 4, 4, 2) == doctest::Approx(pipeline_model_ms(3, 4, 3, 4, 2)));
+}
+
 TEST_CASE("the queue simulator with one copy engine serialises the two copy directions") {
   QueueMachine one_engine{4, 8, 1, 1.0, 1.0, 1.0};
   const Timeline tl = simulate_hardware_queues(issue_sequence(4, IssueOrder::depth_first), one_engine, "e");
