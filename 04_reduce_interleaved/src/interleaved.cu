@@ -2,6 +2,8 @@
 #include "common/check.cuh"
 #include "reduce_device.cuh"
 #include "reduce_interleaved.hpp"
+// src/interleaved_pair.cuh, or lab/interleaved_pair.cuh in lab mode (see CMakeLists.txt).
+#include REDUCE_INTERLEAVED_PAIR_HEADER
 
 namespace reduce {
 namespace {
@@ -19,7 +21,8 @@ __global__ void interleaved_kernel(const T* input, std::size_t n, accumulator_t<
   s[tid] = i < n ? static_cast<Acc>(input[i]) : Acc(0);
   __syncthreads();
   for (unsigned stride = blockDim.x / 2; stride > 0; stride /= 2) {
-    if (tid < stride) s[tid] += s[tid + stride];
+    const SlotPair p = interleaved_pair(tid, stride);  // tid < stride: {tid, tid + stride}
+    if (p.dst >= 0) s[p.dst] += s[p.src];
     __syncthreads();
   }
   if (tid == 0) partials[blockIdx.x] = s[0];
