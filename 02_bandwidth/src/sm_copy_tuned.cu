@@ -139,6 +139,14 @@ constexpr SmCopyVariant variants[] = {
      &launch_tuned<256, 8, 1, 1, Access::plain>},
     {"sm_chunk_64KiB_cs", "one contiguous 64 KiB chunk per block (512 threads x 8 int4), streaming hints",
      &launch_tuned<512, 8, 1, 1, Access::streaming>},
+    {"sm_chunk_64KiB_x16", "one contiguous 64 KiB chunk per block (256 threads x 16 int4 in flight)",
+     &launch_tuned<256, 16, 1, 1, Access::plain>},
+    {"sm_chunk_2x32KiB", "two consecutive 32 KiB tiles per block (256 threads x 8 int4, twice)",
+     &launch_tuned<256, 8, 1, 2, Access::plain>},
+    {"sm_chunk_16KiB_b128", "one contiguous 16 KiB chunk per block (128 threads x 8 int4)",
+     &launch_tuned<128, 8, 1, 1, Access::plain>},
+    {"sm_chunk_128KiB_b512", "one contiguous 128 KiB chunk per block (512 threads x 16 int4 in flight)",
+     &launch_tuned<512, 16, 1, 1, Access::plain>},
 };
 // [tuned_variants]
 
