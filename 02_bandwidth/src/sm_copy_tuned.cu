@@ -18,6 +18,7 @@ enum class Access {
   plain,         ///< ordinary loads and stores (cached in L1 and L2 as usual)
   streaming,     ///< __ldcs / __stcs: evict-first, the 1 GiB stream should not push anything else out of L2
   nc_no_alloc,   ///< read-only path without L1 allocation (ld.global.nc.L1::no_allocate), __stcs stores
+  l2_prefetch,   ///< ordinary loads that ask L2 to fetch the whole 256-byte block (ld.global.L2::256B)
 };
 
 template <Access A>
@@ -26,6 +27,12 @@ __device__ __forceinline__ int4 load_vector(const int4* p) {
     return *p;
   } else if constexpr (A == Access::streaming) {
     return __ldcs(p);
+  } else if constexpr (A == Access::l2_prefetch) {
+    int4 v;
+    asm volatile("ld.global.L2::256B.v4.s32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "l"(p));
+    return v;
   } else {
     int4 v;
     asm("ld.global.nc.L1::no_allocate.v4.s32 {%0, %1, %2, %3}, [%4];"
@@ -37,7 +44,7 @@ __device__ __forceinline__ int4 load_vector(const int4* p) {
 
 template <Access A>
 __device__ __forceinline__ void store_vector(int4* p, int4 v) {
-  if constexpr (A == Access::plain) {
+  if constexpr (A == Access::plain || A == Access::l2_prefetch) {
     *p = v;
   } else {
     __stcs(p, v);
@@ -147,6 +154,10 @@ constexpr SmCopyVariant variants[] = {
      &launch_tuned<128, 8, 1, 1, Access::plain>},
     {"sm_chunk_128KiB_b512", "one contiguous 128 KiB chunk per block (512 threads x 16 int4 in flight)",
      &launch_tuned<512, 16, 1, 1, Access::plain>},
+    {"sm_chunk_16KiB_b128_l2pf", "sm_chunk_16KiB_b128 with loads that prefetch 256-byte blocks into L2",
+     &launch_tuned<128, 8, 1, 1, Access::l2_prefetch>},
+    {"sm_chunk_32KiB_l2pf", "sm_chunk_32KiB with loads that prefetch 256-byte blocks into L2",
+     &launch_tuned<256, 8, 1, 1, Access::l2_prefetch>},
 };
 // [tuned_variants]
 
