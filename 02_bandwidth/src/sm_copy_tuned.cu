@@ -19,6 +19,7 @@ enum class Access {
   streaming,     ///< __ldcs / __stcs: evict-first, the 1 GiB stream should not push anything else out of L2
   nc_no_alloc,   ///< read-only path without L1 allocation (ld.global.nc.L1::no_allocate), __stcs stores
   l2_prefetch,   ///< ordinary loads that ask L2 to fetch the whole 256-byte block (ld.global.L2::256B)
+  nc_l2_prefetch,  ///< read-only path, no L1 allocation, 256-byte L2 prefetch; plain stores
 };
 
 template <Access A>
@@ -33,6 +34,12 @@ __device__ __forceinline__ int4 load_vector(const int4* p) {
                  : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
                  : "l"(p));
     return v;
+  } else if constexpr (A == Access::nc_l2_prefetch) {
+    int4 v;
+    asm("ld.global.nc.L1::no_allocate.L2::256B.v4.s32 {%0, %1, %2, %3}, [%4];"
+        : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+        : "l"(p));
+    return v;
   } else {
     int4 v;
     asm("ld.global.nc.L1::no_allocate.v4.s32 {%0, %1, %2, %3}, [%4];"
@@ -44,7 +51,7 @@ __device__ __forceinline__ int4 load_vector(const int4* p) {
 
 template <Access A>
 __device__ __forceinline__ void store_vector(int4* p, int4 v) {
-  if constexpr (A == Access::plain || A == Access::l2_prefetch) {
+  if constexpr (A == Access::plain || A == Access::l2_prefetch || A == Access::nc_l2_prefetch) {
     *p = v;
   } else {
     __stcs(p, v);
@@ -158,6 +165,12 @@ constexpr SmCopyVariant variants[] = {
      &launch_tuned<128, 8, 1, 1, Access::l2_prefetch>},
     {"sm_chunk_32KiB_l2pf", "sm_chunk_32KiB with loads that prefetch 256-byte blocks into L2",
      &launch_tuned<256, 8, 1, 1, Access::l2_prefetch>},
+    {"sm_chunk_16KiB_b128_nc_l2pf", "sm_chunk_16KiB_b128 through the read-only path with the L2 prefetch hint",
+     &launch_tuned<128, 8, 1, 1, Access::nc_l2_prefetch>},
+    {"sm_chunk_8KiB_b64_l2pf", "one contiguous 8 KiB chunk per 64-thread block, L2 prefetch hint",
+     &launch_tuned<64, 8, 1, 1, Access::l2_prefetch>},
+    {"sm_chunk_32KiB_b128_x16_l2pf", "one contiguous 32 KiB chunk per 128-thread block, 16 in flight, L2 prefetch",
+     &launch_tuned<128, 16, 1, 1, Access::l2_prefetch>},
 };
 // [tuned_variants]
 

@@ -312,6 +312,10 @@ constexpr Variant variant_table[] = {
     {"wide_vec4_prefetch_r64", launch_tiled_vec4<128, 1, 64, true, 4>,
      "+ 64 rows per thread in 128-thread blocks: 8 window rows re-read per 64, not per 32",
      "L1 (float4) + registers"},
+    {"wide_vec4_prefetch_r128", launch_tiled_vec4<128, 1, 128, true, 4>,
+     "+ 128 rows per thread: the window rows re-read once per 128", "L1 (float4) + registers"},
+    {"wide_vec4_prefetch_r64_b256", launch_tiled_vec4<256, 1, 64, true, 2>,
+     "64 rows per thread with prefetch in 256-thread blocks", "L1 (float4) + registers"},
 };
 // [variant_table]
 
