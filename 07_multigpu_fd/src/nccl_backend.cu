@@ -82,13 +82,19 @@ NcclRunResult run_nccl_rank(const Problem& p, const Variant& variant, bool overl
   ::setenv("NCCL_NVLS_ENABLE", "0", 1);
 
   NcclRunResult result;
+  // Bootstrap: processes started by `--launch N` (RANK and WORLD_SIZE set) or by another launcher that
+  // sets them share the id through --nccl-id-file; otherwise, where MPI was built in, MPI does it (run
+  // under mpirun). Without this order an MPI build started by --launch would see N worlds of one.
+  bool use_mpi = false;
 #if defined(COURSE_HAVE_MPI)
-  MPI_Init(nullptr, nullptr);
-  MPI_Comm_rank(MPI_COMM_WORLD, &result.rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &result.world);
-#else
-  std::tie(result.rank, result.world) = rank_from_environment();
+  use_mpi = env_int("WORLD_SIZE", -1) < 1;
+  if (use_mpi) {
+    MPI_Init(nullptr, nullptr);
+    MPI_Comm_rank(MPI_COMM_WORLD, &result.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &result.world);
+  }
 #endif
+  if (!use_mpi) std::tie(result.rank, result.world) = rank_from_environment();
   result.is_root = result.rank == 0;
   validate_decomposition(p.ny, result.world);
   int devices = 0;
@@ -100,8 +106,12 @@ NcclRunResult run_nccl_rank(const Problem& p, const Variant& variant, bool overl
 
   ncclUniqueId id{};
 #if defined(COURSE_HAVE_MPI)
-  if (result.rank == 0) NCCL_CHECK(ncclGetUniqueId(&id));
-  MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD);
+  if (use_mpi) {
+    if (result.rank == 0) NCCL_CHECK(ncclGetUniqueId(&id));
+    MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD);
+  } else {
+    id = exchange_id_through_file(result.rank, id_file);
+  }
 #else
   id = exchange_id_through_file(result.rank, id_file);
 #endif
@@ -207,7 +217,7 @@ NcclRunResult run_nccl_rank(const Problem& p, const Variant& variant, bool overl
   }
   synchronize();
 #if defined(COURSE_HAVE_MPI)
-  MPI_Finalize();
+  if (use_mpi) MPI_Finalize();
 #endif
   return result;
 }
