@@ -96,7 +96,7 @@ TEST_SUITE("gpu") {
     for (const auto& [nx, ny] : {std::pair{131, 203}, std::pair{64, 64}, std::pair{300, 45}}) {
       Problem p = make_problem(nx, ny, VelocityModel::layered, 6);
       const int steps = 25;
-      for (const char* name : {"tiled_vec4", "shared_line_padded", "naive_global", "tiled_l1"}) {
+      for (const char* name : {"tiled_vec4", "wide_vec4_prefetch_r64", "shared_line_padded", "naive_global", "tiled_l1"}) {
         const Variant& v = find_variant(name);
         const auto one = gpu_run(p, v, 1, false, steps);
         for (int slabs : {2, 3, 5, 7, 11}) {
