@@ -26,15 +26,17 @@ function(course_add_usage_tests prefix)
   foreach(label IN ITEMS cpu gpu)
     if(label STREQUAL "cpu")
       set(cases ${ARG_CASES})
+      set(allow_skip OFF)
     else()
       set(cases ${ARG_GPU_CASES})
+      set(allow_skip ON)
     endif()
     foreach(case IN LISTS cases)
       string(REGEX REPLACE "[^A-Za-z0-9^]+" "_" name "${case}")
       string(REGEX REPLACE "^_+|_+$" "" name "${name}")
       add_test(NAME ${prefix}.rejects.${name}
         COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:${ARG_COMMAND}> "-DARGS=${case}"
-                -P ${COURSE_CMAKE_DIR}/ExpectUsageError.cmake)
+                -DALLOW_SKIP=${allow_skip} -P ${COURSE_CMAKE_DIR}/ExpectUsageError.cmake)
       set_tests_properties(${prefix}.rejects.${name} PROPERTIES LABELS ${label} TIMEOUT 120
         SKIP_REGULAR_EXPRESSION "COURSE-SKIPPED")
     endforeach()
