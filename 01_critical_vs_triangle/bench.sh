@@ -44,16 +44,6 @@ docs = [json.load(open(p)) for p in paths]
 merged = dict(docs[0])
 merged["command_line"] = " ; ".join(d["command_line"] for d in docs)
 merged["config"] = dict(docs[0]["config"], runs=[d["config"] for d in docs])
-# The issue compares with LAMMPS in.lj on the course's 2-core development VM (43 timesteps/s serial, 56 on
-# 2 MPI ranks). That comparison cannot be run here (other machine), so the chapter author's measurement
-# on that VM is recorded with its provenance: `critical_vs_triangle --threads 2 --strategy
-# thread_arrays,full_list,triangle --reps 3 --warmup 1 --steps 100`, three runs, medians (ranges: the
-# VM's second vCPU is at times taken by the host, which no code can fix).
-merged["config"]["measured_on_2core_dev_machine"] = {
-    "cpu": "AMD EPYC (KVM, 2 vCPUs)", "atoms": 32000, "steps": 100, "runs": 3,
-    "serial_steps_per_s": 71.6, "serial_range": [65.8, 81.4],
-    "best_strategy_2": "triangle / thread_arrays", "best_steps_per_s_2": 147.1, "best_range_2": [50.9, 159.3],
-    "lammps_steps_per_s": {"1": 43, "2": 56}}
 # Topology from lscpu (or /proc/cpuinfo): threads per core > 1 means logical CPUs share cores.
 def fields(path, sep=":"):
     try:

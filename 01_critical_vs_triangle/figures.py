@@ -1,6 +1,8 @@
 """Tables and plots of chapter 01 (critical section vs triangle partition) from committed results.
 
 results: machine slug -> results JSON written by bench.sh (CPU-only: the JSON's device names the CPU).
+The slug DEV_SLUG holds a run on the course's 2-core development machine (threads 1 and 2, MD loop only);
+it feeds the whole-loop table beside LAMMPS, while the sweeps and plots come from the other slugs.
 """
 from __future__ import annotations
 
@@ -11,8 +13,11 @@ NO_RESULTS = "No results are committed yet: run `bash 01_critical_vs_triangle/be
 STRATEGIES = ("critical", "triangle", "atomic", "thread_arrays", "full_list")
 # The 2012 study's force-part speedups at 11 threads on its 16-core SMP server (as our source summarises it).
 STUDY_11_THREADS = {"critical": 5.17, "triangle": 5.61}
-# LAMMPS' in.lj, 32,000 atoms, on a 2-core machine of the kind this course is developed on.
+# LAMMPS figures (from the chapter's issue, not measured by this program): in.lj, 32,000 atoms, timesteps/s
+# on a 2-core machine of the kind this course is developed on; serial, and 2 MPI ranks.
 LAMMPS_2CORE = {1: 43.0, 2: 56.0}
+# results/<DEV_SLUG>/: this program's --json run on that 2-core machine kind (see README, "Run it").
+DEV_SLUG = "dev2core"
 DEFAULT_CELLS = 20
 
 
@@ -40,9 +45,14 @@ def _f(value, digits=2, suffix=""):
     return "-" if value is None else f"{value:.{digits}f}{suffix}"
 
 
+def _sweep_slugs(results):
+    """The machines of the thread sweeps: every slug but the 2-core development run."""
+    return [slug for slug in sorted(results) if slug != DEV_SLUG]
+
+
 def _sweep(results):
     parts = []
-    for slug in sorted(results):
+    for slug in _sweep_slugs(results):
         doc = results[slug]
         rows = _rows(doc)
         threads = sorted({r["threads"] for r in rows if r["strategy"] != "serial"})
@@ -82,7 +92,7 @@ def _topology(doc):
 
 def _idle(results):
     parts = []
-    for slug in sorted(results):
+    for slug in _sweep_slugs(results):
         doc = results[slug]
         rows = _rows(doc)
         threads = sorted({r["threads"] for r in rows if r["strategy"] == "critical"})
@@ -111,7 +121,7 @@ def _idle(results):
 def _size_table(results):
     parts = ["| machine | cells | atoms | threads | critical | triangle | thread_arrays | full_list |",
              "|---|---:|---:|---:|---:|---:|---:|---:|"]
-    for slug in sorted(results):
+    for slug in _sweep_slugs(results):
         doc = results[slug]
         for cells in _sizes(doc):
             rows = _rows(doc, cells)
@@ -124,24 +134,33 @@ def _size_table(results):
     return "\n".join(parts)
 
 
+def _loop_rows(doc, lammps=None):
+    """Best strategy per team size of one machine's MD loops; the LAMMPS column only where given."""
+    out = []
+    rows = [r for r in _rows(doc) if "loop_steps_per_s" in r]
+    if not rows:
+        return out
+    largest = max(r["threads"] for r in rows)
+    for t in sorted({r["threads"] for r in rows}):
+        if t not in (1, 2, 4, 8, 16) and t != largest:
+            continue
+        best = max((r for r in rows if r["threads"] == t), key=lambda r: (r["loop_steps_per_s"], r["strategy"]))
+        ref = _f(lammps.get(t), 0) if lammps else "-"
+        out.append(f"| {_cpu(doc)} | {t} | {best['strategy']} | {_f(best['loop_steps_per_s'], 1)} | "
+                   f"{_f(best.get('ns_per_atom_step'), 1)} | {ref} |")
+    return out
+
+
 def _loop(results):
-    parts = ["| machine | threads | best strategy | timesteps/s | ns per atom-step | LAMMPS in.lj, same machine |",
+    parts = ["| machine | threads | best strategy | timesteps/s | ns per atom-step | LAMMPS in.lj, same machine kind |",
              "|---|---:|---|---:|---:|---:|"]
-    for slug in sorted(results):
-        doc = results[slug]
-        rows = [r for r in _rows(doc) if "loop_steps_per_s" in r]
-        for t in sorted({r["threads"] for r in rows}):
-            best = max((r for r in rows if r["threads"] == t), key=lambda r: r["loop_steps_per_s"])
-            if t not in (1, 2, 4, 8, 16) and t != max(r["threads"] for r in rows):
-                continue
-            parts.append(f"| {_cpu(doc)} | {t} | {best['strategy']} | {_f(best['loop_steps_per_s'], 1)} | "
-                         f"{_f(best['ns_per_atom_step'], 1)} | - |")
-        local = doc.get("config", {}).get("measured_on_2core_dev_machine")
-        if local:
-            parts.append(f"| {local.get('cpu', '2-core machine')} (2 cores) | 1 | serial | "
-                         f"{_f(local.get('serial_steps_per_s'), 1)} | | 43 |")
-            parts.append(f"| {local.get('cpu', '2-core machine')} (2 cores) | 2 | {local.get('best_strategy_2', '?')} | "
-                         f"{_f(local.get('best_steps_per_s_2'), 1)} | | 56 |")
+    for slug in _sweep_slugs(results):
+        parts += _loop_rows(results[slug])
+    if DEV_SLUG in results:
+        parts += _loop_rows(results[DEV_SLUG], LAMMPS_2CORE)
+    else:
+        parts += [f"| 2-core development machine (no run committed in results/{DEV_SLUG}) | {t} | | | | {_f(v, 0)} |"
+                  for t, v in sorted(LAMMPS_2CORE.items())]
     return "\n".join(parts)
 
 
@@ -150,10 +169,11 @@ def _image_lines(results):
 
 
 def _plot_names(results):
-    if not results:
+    slugs = _sweep_slugs(results)
+    if not slugs:
         return []
     names = ["ch01_speedup.png", "ch01_idle.png"]
-    if any(doc.get("extra", {}).get("timelines") for doc in results.values()):
+    if results[slugs[0]].get("extra", {}).get("timelines"):  # plots() draws the first sweep machine
         names.append("ch01_timeline.png")
     return names
 
@@ -161,6 +181,9 @@ def _plot_names(results):
 def tables(results: dict[str, dict]) -> dict[str, str]:
     if not results:
         return {name: NO_RESULTS for name in BLOCKS}
+    if not _sweep_slugs(results):  # only the 2-core development run: no sweep to show
+        return {"cvt_sweep": NO_RESULTS, "cvt_idle": NO_RESULTS, "cvt_sizes": NO_RESULTS, "cvt_loop": _loop(results),
+                "cvt_plots": NO_RESULTS}
     return {"cvt_sweep": _sweep(results), "cvt_idle": _idle(results), "cvt_sizes": _size_table(results),
             "cvt_loop": _loop(results), "cvt_plots": _image_lines(results)}
 
@@ -175,7 +198,7 @@ def plots(results: dict[str, dict], out_dir: pathlib.Path) -> list[str]:
         return []
     out_dir = pathlib.Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    slug = sorted(results)[0]  # one machine per figure: the first in name order
+    slug = _sweep_slugs(results)[0]  # one machine per figure: the first sweep machine in name order
     doc = results[slug]
     rows = _rows(doc)
 
