@@ -139,6 +139,103 @@ void launch_tuned(void* dst, const void* src, std::size_t bytes, cudaStream_t st
   CUDA_CHECK_LAUNCH();
 }
 
+// ---- Hopper's bulk copy (TMA) engine: one thread per block moves whole chunks global -> shared -> global.
+// Chunk k of a block goes through shared stage k % Stages: a bulk load completes on that stage's
+// mbarrier, then a bulk store writes it out. After issuing store k the thread waits until store k-1 has
+// finished *reading* shared memory and refills that stage with chunk k-1+Stages, so Stages-1 loads and
+// one store are in flight at all times, and the SMs execute almost no instructions.
+__device__ __forceinline__ std::uint32_t shared_address(const void* p) {
+  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
+}
+
+template <int Stages, int ChunkBytes>
+__global__ void __launch_bounds__(32) tma_copy_kernel(unsigned char* __restrict__ dst,
+                                                      const unsigned char* __restrict__ src, std::size_t head_bytes,
+                                                      std::size_t body_bytes, std::size_t tail_bytes) {
+  extern __shared__ __align__(128) unsigned char stage_buffer[];
+  __shared__ __align__(8) std::uint64_t full[Stages];
+  // The < 16 bytes before and after the 16-byte-aligned body: block 0's lanes, plain stores.
+  if (blockIdx.x == 0 && threadIdx.x < 16) {
+    if (threadIdx.x < head_bytes) dst[threadIdx.x] = src[threadIdx.x];
+    const std::size_t tail_begin = head_bytes + body_bytes;
+    if (threadIdx.x < tail_bytes) dst[tail_begin + threadIdx.x] = src[tail_begin + threadIdx.x];
+  }
+  if (threadIdx.x != 0) return;
+  const std::size_t chunks = (body_bytes + ChunkBytes - 1) / ChunkBytes;
+  const std::size_t mine = blockIdx.x < chunks ? (chunks - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
+  if (mine == 0) return;
+  unsigned char* out = dst + head_bytes;
+  const unsigned char* in = src + head_bytes;
+  for (int s = 0; s < Stages; ++s)
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(shared_address(&full[s])));
+  asm volatile("fence.mbarrier_init.release.cluster;\n\tfence.proxy.async.shared::cta;" ::: "memory");
+
+  const auto chunk_offset = [&](std::size_t k) { return (blockIdx.x + k * gridDim.x) * std::size_t{ChunkBytes}; };
+  const auto chunk_size = [&](std::size_t k) {
+    const std::size_t left = body_bytes - chunk_offset(k);
+    return static_cast<std::uint32_t>(left < ChunkBytes ? left : ChunkBytes);  // a multiple of 16
+  };
+  const auto load = [&](std::size_t k) {
+    const int s = static_cast<int>(k % Stages);
+    const std::uint32_t bar = shared_address(&full[s]), bytes = chunk_size(k);
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
+    asm volatile(
+        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+            shared_address(stage_buffer + s * ChunkBytes)),
+        "l"(in + chunk_offset(k)), "r"(bytes), "r"(bar)
+        : "memory");
+  };
+  for (std::size_t k = 0; k < mine && k < Stages; ++k) load(k);
+  for (std::size_t k = 0; k < mine; ++k) {
+    const int s = static_cast<int>(k % Stages);
+    const std::uint32_t parity = static_cast<std::uint32_t>((k / Stages) & 1);
+    std::uint32_t done = 0;
+    while (!done) {
+      asm volatile(
+          "{\n\t.reg .pred p;\n\tmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\tselp.u32 %0, 1, 0, p;\n\t}"
+          : "=r"(done)
+          : "r"(shared_address(&full[s])), "r"(parity)
+          : "memory");
+    }
+    asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(out + chunk_offset(k)),
+                 "r"(shared_address(stage_buffer + s * ChunkBytes)), "r"(chunk_size(k))
+                 : "memory");
+    asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+    if (k >= 1 && k - 1 + Stages < mine) {
+      asm volatile("cp.async.bulk.wait_group.read 1;" ::: "memory");  // store k-1 has read its stage
+      load(k - 1 + Stages);
+    }
+  }
+  asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");  // every store complete before the block ends
+}
+
+template <int Stages, int ChunkBytes>
+void launch_tma(void* dst, const void* src, std::size_t bytes, cudaStream_t stream) {
+  if (bytes == 0) return;
+  auto* d = static_cast<unsigned char*>(dst);
+  const auto* s = static_cast<const unsigned char*>(src);
+  const auto dst_misalignment = reinterpret_cast<std::uintptr_t>(d) % 16;
+  if (dst_misalignment != reinterpret_cast<std::uintptr_t>(s) % 16 || bytes < 64) {
+    launch_tuned<128, 8, 1, 1, Access::l2_prefetch>(dst, src, bytes, stream);  // the bulk engine needs 16-byte alignment
+    return;
+  }
+  const std::size_t head = (16 - dst_misalignment) % 16;
+  const std::size_t body = (bytes - head) / 16 * 16;
+  const std::size_t tail = bytes - head - body;
+  const auto kernel = tma_copy_kernel<Stages, ChunkBytes>;
+  constexpr int smem = Stages * ChunkBytes;
+  // More than 48 KiB of dynamic shared memory must be asked for, on whichever device is current.
+  CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel), cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  int device = 0, sms = 0, per_sm = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 32, smem));
+  const std::size_t chunks = (body + ChunkBytes - 1) / ChunkBytes;
+  const std::size_t grid = std::max<std::size_t>(1, std::min<std::size_t>(chunks, std::size_t(sms) * std::max(per_sm, 1)));
+  kernel<<<static_cast<unsigned>(grid), 32, smem, stream>>>(d, s, head, body, tail);
+  CUDA_CHECK_LAUNCH();
+}
+
 // [tuned_variants]
 constexpr SmCopyVariant variants[] = {
     {"sm_persistent_8x16B", "persistent grid (SMs x blocks/SM), grid-stride tiles, 8 int4 loads in flight per thread",
@@ -171,6 +268,10 @@ constexpr SmCopyVariant variants[] = {
      &launch_tuned<64, 8, 1, 1, Access::l2_prefetch>},
     {"sm_chunk_32KiB_b128_x16_l2pf", "one contiguous 32 KiB chunk per 128-thread block, 16 in flight, L2 prefetch",
      &launch_tuned<128, 16, 1, 1, Access::l2_prefetch>},
+    {"tma_bulk_4x16KiB", "Hopper's bulk copy engine: one thread per block, 4 shared stages of 16 KiB",
+     &launch_tma<4, 16384>},
+    {"tma_bulk_3x32KiB", "Hopper's bulk copy engine: one thread per block, 3 shared stages of 32 KiB",
+     &launch_tma<3, 32768>},
 };
 // [tuned_variants]
 
