@@ -23,6 +23,12 @@ inline double force_over_r(double r2) noexcept {
   return 48.0 * sr6 * (sr6 - 0.5) * sr2;
 }
 
+/// Minimum-image separation x_i − x_j in the periodic box: the same for every strategy.
+inline Vec3 separation(const Vec3& xi, const Vec3& xj, double box, double half_box) noexcept {
+  return {minimum_image(xi.x - xj.x, box, half_box), minimum_image(xi.y - xj.y, box, half_box),
+          minimum_image(xi.z - xj.z, box, half_box)};
+}
+
 // [half_rows]
 /// Walks rows [begin, end) of a half list and adds each pair's force to both atoms (Newton's third
 /// law: one evaluation, two updates) in `f`, which may be the shared array or a thread's private one.
@@ -36,8 +42,7 @@ void accumulate_half_rows(const ForceInput& in, std::size_t begin, std::size_t e
     Vec3 fi{};
     for (std::size_t k = offsets[i]; k < offsets[i + 1]; ++k) {
       const auto j = static_cast<std::size_t>(neighbours[k]);
-      const double dx = minimum_image(xi.x - x[j].x, box, half_box), dy = minimum_image(xi.y - x[j].y, box, half_box),
-                   dz = minimum_image(xi.z - x[j].z, box, half_box);
+      const auto [dx, dy, dz] = separation(xi, x[j], box, half_box);
       const double r2 = dx * dx + dy * dy + dz * dz;
       // Pairs in the skin are listed but do not interact yet. A select, not a branch: a third of the
       // pairs fail the test at random, and a mispredicted branch costs more than the arithmetic.
@@ -139,8 +144,7 @@ void forces_atomic(const ForceInput& in, std::span<Vec3> f, ForceWorkspace& ws, 
       Vec3 fi{};
       for (std::size_t k = offsets[i]; k < offsets[i + 1]; ++k) {
         const auto j = static_cast<std::size_t>(neighbours[k]);
-        const double dx = minimum_image(xi.x - x[j].x, box, half_box), dy = minimum_image(xi.y - x[j].y, box, half_box),
-                     dz = minimum_image(xi.z - x[j].z, box, half_box);
+        const auto [dx, dy, dz] = separation(xi, x[j], box, half_box);
         const double r2 = dx * dx + dy * dy + dz * dz;
         if (r2 >= cutoff2) continue;
         const double fr = force_over_r(r2);
@@ -221,8 +225,7 @@ void forces_full_list(const ForceInput& in, std::span<Vec3> f, ForceWorkspace& w
       Vec3 fi{};
       for (std::size_t k = offsets[i]; k < offsets[i + 1]; ++k) {
         const auto j = static_cast<std::size_t>(neighbours[k]);
-        const double dx = minimum_image(xi.x - x[j].x, box, half_box), dy = minimum_image(xi.y - x[j].y, box, half_box),
-                     dz = minimum_image(xi.z - x[j].z, box, half_box);
+        const auto [dx, dy, dz] = separation(xi, x[j], box, half_box);
         const double r2 = dx * dx + dy * dy + dz * dz;
         if (r2 >= cutoff2) continue;
         const double fr = force_over_r(r2);

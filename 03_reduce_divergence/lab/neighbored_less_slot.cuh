@@ -18,11 +18,7 @@
 ///   - the GPU sums of both rungs against the CPU on awkward sizes (needs a GPU).
 #pragma once
 
-#ifdef __CUDACC__
-#define REDUCE_HOST_DEVICE __host__ __device__
-#else
-#define REDUCE_HOST_DEVICE
-#endif
+#include "host_device.hpp"
 
 namespace reduce {
 

@@ -3,11 +3,7 @@
 /// divergence. This is the file the chapter's lab replaces (lab/neighbored_less_slot.cuh).
 #pragma once
 
-#ifdef __CUDACC__
-#define REDUCE_HOST_DEVICE __host__ __device__
-#else
-#define REDUCE_HOST_DEVICE
-#endif
+#include "host_device.hpp"
 
 namespace reduce {
 
