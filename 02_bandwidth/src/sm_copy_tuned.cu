@@ -1,9 +1,11 @@
-// Tuned SM copies: the knobs a hand-written copy needs to keep up with cudaMemcpy on HBM. Each variant is
-// one instantiation of a single kernel template; the table at the bottom is what the duel walks.
+// Other ways to write an SM copy, each one instantiation of a kernel template: the usual tuning knobs
+// (persistent grids, more loads in flight, wider accesses, cache hints, Hopper's bulk copy engine) and
+// two one-change variants of the lesson's kernel. The table at the bottom is what the duel walks.
 #include "sm_copy_tuned.cuh"
 
 #include <algorithm>
 #include <cstdint>
+#include <numeric>
 #include <stdexcept>
 
 #include "common/check.cuh"
@@ -17,41 +19,43 @@ namespace {
 enum class Access {
   plain,         ///< ordinary loads and stores (cached in L1 and L2 as usual)
   streaming,     ///< __ldcs / __stcs: evict-first, the 1 GiB stream should not push anything else out of L2
-  nc_no_alloc,   ///< read-only path without L1 allocation (ld.global.nc.L1::no_allocate), __stcs stores
   l2_prefetch,   ///< ordinary loads that ask L2 to fetch the whole 256-byte block (ld.global.L2::256B)
-  nc_l2_prefetch,  ///< read-only path, no L1 allocation, 256-byte L2 prefetch; plain stores
+  evict_last,    ///< loads under an L2 evict_last policy (createpolicy + ld.L2::cache_hint); plain stores
 };
 
+// An L2 policy register for the evict_last variant (0, unused, for the others).
 template <Access A>
-__device__ __forceinline__ int4 load_vector(const int4* p) {
+__device__ __forceinline__ std::uint64_t load_policy() {
+  std::uint64_t policy = 0;
+  if constexpr (A == Access::evict_last) asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+  return policy;
+}
+
+template <Access A>
+__device__ __forceinline__ int4 load_vector(const int4* p, [[maybe_unused]] std::uint64_t policy) {
   if constexpr (A == Access::plain) {
     return *p;
+  } else if constexpr (A == Access::evict_last) {
+    int4 v;
+    asm volatile("ld.global.L2::cache_hint.v4.s32 {%0, %1, %2, %3}, [%4], %5;"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "l"(p), "l"(policy));
+    return v;
   } else if constexpr (A == Access::streaming) {
     return __ldcs(p);
-  } else if constexpr (A == Access::l2_prefetch) {
+  } else {
+    static_assert(A == Access::l2_prefetch);
     int4 v;
     asm volatile("ld.global.L2::256B.v4.s32 {%0, %1, %2, %3}, [%4];"
                  : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
                  : "l"(p));
-    return v;
-  } else if constexpr (A == Access::nc_l2_prefetch) {
-    int4 v;
-    asm("ld.global.nc.L1::no_allocate.L2::256B.v4.s32 {%0, %1, %2, %3}, [%4];"
-        : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-        : "l"(p));
-    return v;
-  } else {
-    int4 v;
-    asm("ld.global.nc.L1::no_allocate.v4.s32 {%0, %1, %2, %3}, [%4];"
-        : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-        : "l"(p));
     return v;
   }
 }
 
 template <Access A>
 __device__ __forceinline__ void store_vector(int4* p, int4 v) {
-  if constexpr (A == Access::plain || A == Access::l2_prefetch || A == Access::nc_l2_prefetch) {
+  if constexpr (A == Access::plain || A == Access::l2_prefetch || A == Access::evict_last) {
     *p = v;
   } else {
     __stcs(p, v);
@@ -73,6 +77,7 @@ __global__ void __launch_bounds__(Threads)
 
   constexpr std::size_t tile = std::size_t{Threads} * InFlight;
   const std::size_t full_tiles = vector_count / tile;
+  const std::uint64_t policy = load_policy<A>();
   std::size_t first = blockIdx.x, last = full_tiles, step = gridDim.x;
   if constexpr (ChunkTiles > 0) {
     first = std::size_t{blockIdx.x} * ChunkTiles;
@@ -84,7 +89,8 @@ __global__ void __launch_bounds__(Threads)
     int4 v[InFlight];
 #pragma unroll
     for (int k = 0; k < InFlight; ++k)
-      v[k] = load_vector<A>(src_vec + base + static_cast<std::size_t>((k / Adjacent) * Threads * Adjacent + k % Adjacent));
+      v[k] = load_vector<A>(src_vec + base + static_cast<std::size_t>((k / Adjacent) * Threads * Adjacent + k % Adjacent),
+                           policy);
 #pragma unroll
     for (int k = 0; k < InFlight; ++k)
       store_vector<A>(dst_vec + base + static_cast<std::size_t>((k / Adjacent) * Threads * Adjacent + k % Adjacent), v[k]);
@@ -136,6 +142,61 @@ void launch_tuned(void* dst, const void* src, std::size_t bytes, cudaStream_t st
   grid = std::max<std::size_t>(grid, 1);  // one block at least: it also does the rest, the head and the tail
   if (grid > 0x7fffffffu) throw std::invalid_argument("tuned SM copy: too many chunks for one grid");
   kernel<<<static_cast<unsigned>(grid), Threads, 0, stream>>>(d, s, head, vector_count, tail);
+  CUDA_CHECK_LAUNCH();
+}
+
+// ---- The lesson's kernel shape (src/sm_copy.cu: block b copies the 16 KiB tile b, 1024 threads × one
+// int4, two blocks per SM) with one thing changed. Kept apart from tuned_copy_kernel, whose grid-wide rest
+// loop costs registers that would leave room for only one 1024-thread block per SM.
+enum class Order {
+  in_order,  ///< block b copies tile b: the block scheduler hands out neighbouring tiles together
+  shuffled,  ///< block b copies tile (b × m) mod tiles, m coprime with the tile count: same work, scattered
+};
+
+constexpr int tile_threads = 1024;
+
+template <Access A, Order O>
+__global__ void __launch_bounds__(tile_threads)
+    tile_copy_kernel(unsigned char* __restrict__ dst, const unsigned char* __restrict__ src, std::size_t head_bytes,
+                     std::size_t vector_count, std::size_t tail_bytes, [[maybe_unused]] std::size_t multiplier) {
+  int4* __restrict__ dst_vec = reinterpret_cast<int4*>(dst + head_bytes);
+  const int4* __restrict__ src_vec = reinterpret_cast<const int4*>(src + head_bytes);
+  std::size_t tile = blockIdx.x;
+  if constexpr (O == Order::shuffled) tile = tile * multiplier % gridDim.x;
+  const std::size_t i = tile * tile_threads + threadIdx.x;
+  if (i < vector_count) store_vector<A>(dst_vec + i, load_vector<A>(src_vec + i, load_policy<A>()));
+  if (blockIdx.x == 0) {
+    if (threadIdx.x < head_bytes) dst[threadIdx.x] = src[threadIdx.x];
+    const std::size_t tail_begin = head_bytes + vector_count * 16;
+    if (threadIdx.x < tail_bytes) dst[tail_begin + threadIdx.x] = src[tail_begin + threadIdx.x];
+  }
+}
+
+// A multiplier coprime with n near n / golden ratio: neighbouring blocks land far apart, every tile once.
+std::size_t coprime_multiplier(std::size_t n) {
+  std::size_t m = static_cast<std::size_t>(static_cast<double>(n) * 0.6180339887) | 1;
+  while (std::gcd(m, n) != 1) m += 2;
+  return m;
+}
+
+template <Access A, Order O>
+void launch_tile(void* dst, const void* src, std::size_t bytes, cudaStream_t stream) {
+  if (bytes == 0) return;
+  auto* d = static_cast<unsigned char*>(dst);
+  const auto* s = static_cast<const unsigned char*>(src);
+  const auto dst_misalignment = reinterpret_cast<std::uintptr_t>(d) % 16;
+  if (dst_misalignment != reinterpret_cast<std::uintptr_t>(s) % 16) {
+    launch_tuned<256, 8, 1, 1, Access::plain>(dst, src, bytes, stream);  // its byte-wise fallback
+    return;
+  }
+  const std::size_t head = std::min<std::size_t>(bytes, (16 - dst_misalignment) % 16);
+  const std::size_t vector_count = (bytes - head) / 16;
+  const std::size_t tail = bytes - head - vector_count * 16;
+  const std::size_t grid = std::max<std::size_t>(1, (vector_count + tile_threads - 1) / tile_threads);
+  if (grid > 0x7fffffffu) throw std::invalid_argument("tile SM copy: too many tiles for one grid");
+  const std::size_t multiplier = O == Order::shuffled ? coprime_multiplier(grid) : 1;
+  tile_copy_kernel<A, O><<<static_cast<unsigned>(grid), tile_threads, 0, stream>>>(d, s, head, vector_count, tail,
+                                                                                   multiplier);
   CUDA_CHECK_LAUNCH();
 }
 
@@ -242,34 +303,16 @@ constexpr SmCopyVariant variants[] = {
      &launch_tuned<256, 8, 1, 0, Access::plain>},
     {"sm_persistent_8x16B_cs", "the same with __ldcs/__stcs (evict-first streaming hints)",
      &launch_tuned<256, 8, 1, 0, Access::streaming>},
-    {"sm_persistent_8x16B_nc", "the same with ld.global.nc.L1::no_allocate loads and __stcs stores",
-     &launch_tuned<256, 8, 1, 0, Access::nc_no_alloc>},
     {"sm_persistent_4x32B_cs", "two adjacent int4 (32 B) per access pair, 8 in flight, streaming hints",
      &launch_tuned<256, 8, 2, 0, Access::streaming>},
-    {"sm_chunk_32KiB", "one contiguous 32 KiB chunk per block (256 threads x 8 int4), no loop, big grid",
+    {"sm_chunk_32KiB", "one contiguous 32 KiB chunk per block (256 threads x 8 int4 in flight), no loop",
      &launch_tuned<256, 8, 1, 1, Access::plain>},
-    {"sm_chunk_64KiB_cs", "one contiguous 64 KiB chunk per block (512 threads x 8 int4), streaming hints",
-     &launch_tuned<512, 8, 1, 1, Access::streaming>},
-    {"sm_chunk_64KiB_x16", "one contiguous 64 KiB chunk per block (256 threads x 16 int4 in flight)",
-     &launch_tuned<256, 16, 1, 1, Access::plain>},
-    {"sm_chunk_2x32KiB", "two consecutive 32 KiB tiles per block (256 threads x 8 int4, twice)",
-     &launch_tuned<256, 8, 1, 2, Access::plain>},
-    {"sm_chunk_16KiB_b128", "one contiguous 16 KiB chunk per block (128 threads x 8 int4)",
-     &launch_tuned<128, 8, 1, 1, Access::plain>},
-    {"sm_chunk_128KiB_b512", "one contiguous 128 KiB chunk per block (512 threads x 16 int4 in flight)",
-     &launch_tuned<512, 16, 1, 1, Access::plain>},
-    {"sm_chunk_16KiB_b128_l2pf", "sm_chunk_16KiB_b128 with loads that prefetch 256-byte blocks into L2",
-     &launch_tuned<128, 8, 1, 1, Access::l2_prefetch>},
     {"sm_chunk_32KiB_l2pf", "sm_chunk_32KiB with loads that prefetch 256-byte blocks into L2",
      &launch_tuned<256, 8, 1, 1, Access::l2_prefetch>},
-    {"sm_chunk_16KiB_b128_nc_l2pf", "sm_chunk_16KiB_b128 through the read-only path with the L2 prefetch hint",
-     &launch_tuned<128, 8, 1, 1, Access::nc_l2_prefetch>},
-    {"sm_chunk_8KiB_b64_l2pf", "one contiguous 8 KiB chunk per 64-thread block, L2 prefetch hint",
-     &launch_tuned<64, 8, 1, 1, Access::l2_prefetch>},
-    {"sm_chunk_32KiB_b128_x16_l2pf", "one contiguous 32 KiB chunk per 128-thread block, 16 in flight, L2 prefetch",
-     &launch_tuned<128, 16, 1, 1, Access::l2_prefetch>},
-    {"tma_bulk_4x16KiB", "Hopper's bulk copy engine: one thread per block, 4 shared stages of 16 KiB",
-     &launch_tma<4, 16384>},
+    {"sm_tile_16KiB_shuffled", "the lesson's kernel (1024 threads x 1 int4 per block), tiles taken in shuffled order",
+     &launch_tile<Access::plain, Order::shuffled>},
+    {"sm_tile_16KiB_evict_last", "the lesson's kernel with its loads under an L2 evict_last policy",
+     &launch_tile<Access::evict_last, Order::in_order>},
     {"tma_bulk_3x32KiB", "Hopper's bulk copy engine: one thread per block, 3 shared stages of 32 KiB",
      &launch_tma<3, 32768>},
 };

@@ -1,6 +1,7 @@
 /// \file sm_copy_tuned.cuh
-/// \brief What it takes to match cudaMemcpy device→device: a table of tuned SM copy kernels that the
-/// D2D duel measures side by side (the lesson's kernel, src/sm_copy.cu, stays the simple one).
+/// \brief Other ways to write an SM copy (persistent grids, more loads in flight, cache hints, the bulk
+/// copy engine, and one-change variants of the lesson's kernel), which the D2D duel measures side by side
+/// with the lesson's kernel (src/sm_copy.cu) and cudaMemcpy.
 #pragma once
 #include <cuda_runtime.h>
 

@@ -113,7 +113,7 @@ TEST_SUITE("gpu") {
 
   TEST_CASE("every SM copy kernel copies any size between any offsets and writes nothing outside") {
     course::require_device(0);
-    // Around the tile sizes of the variants too (256 x 4, 256 x 8 and 512 x 8 int4s = 16, 32, 64 KiB).
+    // Around the tile sizes of the kernels too (1024 x 1 and 256 x 8 int4s = 16 and 32 KiB).
     const std::size_t sizes[] = {1,     2,     3,         15,        16,        17,       31,       33,
                                  255,   256,   4095,      4097,      16383,     16385,    32767,    32768 + 17,
                                  65535, 65536 + 5, 65536 * 3 + 9, (std::size_t{1} << 20) + 7, (std::size_t{3} << 20) + 13};
@@ -255,10 +255,10 @@ TEST_SUITE("gpu") {
       if (duel[v].ms.median < duel[best].ms.median) best = v;
     }
     MESSAGE("fastest SM copy: " << duel[best].copy);
-    // Sanity bounds only (seen: 0.91-0.95x and 0.97-0.99x on an H100 and an H200); the 1.00x target
-    // at 1 GiB lives in bench.sh and the committed results, not in a timed unit test.
-    CHECK(duel[1].ms.median < 1.25 * duel[0].ms.median);     // the lesson's kernel
-    CHECK(duel[best].ms.median < 1.10 * duel[0].ms.median);  // the best tuned one
+    // Sanity bounds only, the lab's "within 10 %" (the lesson's kernel was seen at 1.01x on an H100);
+    // the 1.00x target at 1 GiB lives in bench.sh and the committed results, not in a timed unit test.
+    CHECK(duel[1].ms.median < 1.10 * duel[0].ms.median);     // the lesson's (or the lab's) kernel
+    CHECK(duel[best].ms.median < 1.10 * duel[0].ms.median);  // the fastest SM copy
   }
 
   TEST_CASE("peer-to-peer copies arrive intact between every pair, with and without peer access") {
