@@ -97,7 +97,7 @@ enum class CopyKind {
   h2d,               ///< host → device, cudaMemcpyAsync
   d2h,               ///< device → host, cudaMemcpyAsync
   d2d_memcpy,        ///< device → device, cudaMemcpyAsync (the driver's own path)
-  d2d_sm_kernel,     ///< device → device, our 16-byte kernel, one block per 16 KiB tile
+  d2d_sm_kernel,     ///< device → device, our 16-byte kernel, one block per 4 KiB tile
   d2d_grid_stride,   ///< device → device, the naive one-int4-per-step kernel
 };
 /// "h2d", "d2h", "d2d_memcpy", "d2d_sm_kernel", "d2d_grid_stride".

@@ -12,14 +12,15 @@ namespace bandwidth {
 
 namespace {
 
-// One block copies one tile of copy_threads × vectors_per_thread int4s (16 KiB) and exits; the grid has
+// One block copies one tile of copy_threads × vectors_per_thread int4s (4 KiB) and exits; the grid has
 // one block per tile. There is no loop: the block scheduler is the loop, and it hands tiles out in index
-// order, so the tiles being copied at any moment are neighbours in memory. Two 1024-thread blocks fit on
+// order, so the tiles being copied at any moment are neighbours in memory. Eight 256-thread blocks fit on
 // an SM: 2048 loads of 16 bytes in flight per SM, about 4 MiB across an H100, more than its latency ×
-// bandwidth (about 3 TB/s × 1 µs). Measured on an H100 at 1 GiB: 1.01× cudaMemcpy; the same kernel with
-// its tiles handed out in a shuffled order (sm_tile_16KiB_shuffled) runs 5% slower, and so does the
-// persistent grid-stride rung, whose blocks drift apart. More vectors per thread made it slower there.
-constexpr int copy_threads = 1024;
+// bandwidth (about 3 TB/s × 1 µs). Measured at 1 GiB, this shape beat cudaMemcpy on an H100 and on an
+// H200; 1024-thread blocks were faster still on the H100 but 3% slower than cudaMemcpy on the H200, and
+// more vectors per thread made it slower on both. The same kernel with its tiles taken in a shuffled
+// order (sm_tile_4KiB_shuffled) loses 5-10%: the order of the addresses in flight matters.
+constexpr int copy_threads = 256;
 constexpr int vectors_per_thread = 1;
 constexpr std::size_t tile_vectors = std::size_t{copy_threads} * vectors_per_thread;
 
@@ -32,8 +33,8 @@ __global__ void __launch_bounds__(copy_threads)
   int4* __restrict__ dst_vec = reinterpret_cast<int4*>(dst + head_bytes);
   const int4* __restrict__ src_vec = reinterpret_cast<const int4*>(src + head_bytes);
 
-  // Block b copies tile b. Thread t touches t, t + 1024, … of it, so every load instruction of a warp
-  // reads 512 contiguous bytes. Only the last tile can be partial.
+  // Block b copies tile b. Thread t touches t, t + copy_threads, … of it, so every load instruction of
+  // a warp reads 512 contiguous bytes. Only the last tile can be partial.
   const std::size_t first = std::size_t{blockIdx.x} * tile_vectors + threadIdx.x;
   int4 v[vectors_per_thread];
 #pragma unroll
@@ -83,7 +84,7 @@ void launch_sm_copy(void* dst, const void* src, std::size_t bytes, cudaStream_t 
   const std::size_t tail = bytes - head - vector_count * 16;
   // One block per tile, at least one: block 0 also copies the head and tail bytes.
   const std::size_t grid = std::max<std::size_t>(1, (vector_count + tile_vectors - 1) / tile_vectors);
-  if (grid > static_cast<std::size_t>(std::numeric_limits<int>::max()))  // 32 TiB: more than any GPU holds
+  if (grid > static_cast<std::size_t>(std::numeric_limits<int>::max()))  // 8 TiB: more than any GPU holds
     throw std::invalid_argument("launch_sm_copy: copy too large for one grid");
   sm_copy_kernel<<<static_cast<unsigned>(grid), copy_threads, 0, stream>>>(d, s, head, vector_count, tail);
   CUDA_CHECK_LAUNCH();

@@ -8,7 +8,7 @@
 namespace bandwidth {
 
 /// Copies `bytes` bytes from `src` to `dst` (device pointers on the current device, any alignment, any
-/// length, not overlapping) with a kernel that moves 16 bytes per access, one block per 16 KiB tile,
+/// length, not overlapping) with a kernel that moves 16 bytes per access, one block per 4 KiB tile,
 /// the tiles handed out in address order. Where `src` and `dst` differ in alignment modulo 16 no 16-byte access can be
 /// aligned on both sides, and it falls back to a byte-wise kernel (correct, slower). Asynchronous on
 /// `stream`; 0 bytes is a no-op. This file is the lab exercise.

@@ -145,26 +145,31 @@ void launch_tuned(void* dst, const void* src, std::size_t bytes, cudaStream_t st
   CUDA_CHECK_LAUNCH();
 }
 
-// ---- The lesson's kernel shape (src/sm_copy.cu: block b copies the 16 KiB tile b, 1024 threads × one
-// int4, two blocks per SM) with one thing changed. Kept apart from tuned_copy_kernel, whose grid-wide rest
-// loop costs registers that would leave room for only one 1024-thread block per SM.
+// ---- The lesson's kernel shape (src/sm_copy.cu: block b copies tile b of Threads × Vectors int4s, no
+// loop) with its knobs exposed. Kept apart from tuned_copy_kernel, whose grid-wide rest loop costs
+// registers that would leave room for only one 1024-thread block per SM.
 enum class Order {
   in_order,  ///< block b copies tile b: the block scheduler hands out neighbouring tiles together
   shuffled,  ///< block b copies tile (b × m) mod tiles, m coprime with the tile count: same work, scattered
 };
 
-constexpr int tile_threads = 1024;
-
-template <Access A, Order O>
-__global__ void __launch_bounds__(tile_threads)
+template <int Threads, int Vectors, Access A, Order O>
+__global__ void __launch_bounds__(Threads)
     tile_copy_kernel(unsigned char* __restrict__ dst, const unsigned char* __restrict__ src, std::size_t head_bytes,
                      std::size_t vector_count, std::size_t tail_bytes, [[maybe_unused]] std::size_t multiplier) {
   int4* __restrict__ dst_vec = reinterpret_cast<int4*>(dst + head_bytes);
   const int4* __restrict__ src_vec = reinterpret_cast<const int4*>(src + head_bytes);
+  const std::uint64_t policy = load_policy<A>();
   std::size_t tile = blockIdx.x;
   if constexpr (O == Order::shuffled) tile = tile * multiplier % gridDim.x;
-  const std::size_t i = tile * tile_threads + threadIdx.x;
-  if (i < vector_count) store_vector<A>(dst_vec + i, load_vector<A>(src_vec + i, load_policy<A>()));
+  const std::size_t first = tile * Threads * Vectors + threadIdx.x;
+  int4 v[Vectors];
+#pragma unroll
+  for (int k = 0; k < Vectors; ++k)
+    if (first + k * Threads < vector_count) v[k] = load_vector<A>(src_vec + first + k * Threads, policy);
+#pragma unroll
+  for (int k = 0; k < Vectors; ++k)
+    if (first + k * Threads < vector_count) store_vector<A>(dst_vec + first + k * Threads, v[k]);
   if (blockIdx.x == 0) {
     if (threadIdx.x < head_bytes) dst[threadIdx.x] = src[threadIdx.x];
     const std::size_t tail_begin = head_bytes + vector_count * 16;
@@ -179,7 +184,7 @@ std::size_t coprime_multiplier(std::size_t n) {
   return m;
 }
 
-template <Access A, Order O>
+template <int Threads, int Vectors, Access A, Order O = Order::in_order>
 void launch_tile(void* dst, const void* src, std::size_t bytes, cudaStream_t stream) {
   if (bytes == 0) return;
   auto* d = static_cast<unsigned char*>(dst);
@@ -192,11 +197,12 @@ void launch_tile(void* dst, const void* src, std::size_t bytes, cudaStream_t str
   const std::size_t head = std::min<std::size_t>(bytes, (16 - dst_misalignment) % 16);
   const std::size_t vector_count = (bytes - head) / 16;
   const std::size_t tail = bytes - head - vector_count * 16;
-  const std::size_t grid = std::max<std::size_t>(1, (vector_count + tile_threads - 1) / tile_threads);
+  constexpr std::size_t tile = std::size_t{Threads} * Vectors;
+  const std::size_t grid = std::max<std::size_t>(1, (vector_count + tile - 1) / tile);
   if (grid > 0x7fffffffu) throw std::invalid_argument("tile SM copy: too many tiles for one grid");
   const std::size_t multiplier = O == Order::shuffled ? coprime_multiplier(grid) : 1;
-  tile_copy_kernel<A, O><<<static_cast<unsigned>(grid), tile_threads, 0, stream>>>(d, s, head, vector_count, tail,
-                                                                                   multiplier);
+  tile_copy_kernel<Threads, Vectors, A, O>
+      <<<static_cast<unsigned>(grid), Threads, 0, stream>>>(d, s, head, vector_count, tail, multiplier);
   CUDA_CHECK_LAUNCH();
 }
 
@@ -309,10 +315,14 @@ constexpr SmCopyVariant variants[] = {
      &launch_tuned<256, 8, 1, 1, Access::plain>},
     {"sm_chunk_32KiB_l2pf", "sm_chunk_32KiB with loads that prefetch 256-byte blocks into L2",
      &launch_tuned<256, 8, 1, 1, Access::l2_prefetch>},
-    {"sm_tile_16KiB_shuffled", "the lesson's kernel (1024 threads x 1 int4 per block), tiles taken in shuffled order",
-     &launch_tile<Access::plain, Order::shuffled>},
-    {"sm_tile_16KiB_evict_last", "the lesson's kernel with its loads under an L2 evict_last policy",
-     &launch_tile<Access::evict_last, Order::in_order>},
+    {"sm_tile_4KiB_shuffled", "the lesson's kernel (256 threads x 1 int4 per block), tiles taken in shuffled order",
+     &launch_tile<256, 1, Access::plain, Order::shuffled>},
+    {"sm_tile_4KiB_evict_last", "the lesson's kernel with its loads under an L2 evict_last policy",
+     &launch_tile<256, 1, Access::evict_last>},
+    {"sm_tile_16KiB_b1024", "the lesson's kernel with 1024-thread blocks (16 KiB tiles)",
+     &launch_tile<1024, 1, Access::plain>},
+    {"sm_tile_32KiB_b1024x2_evict_last", "1024-thread blocks, 2 int4 in flight per thread, evict_last loads",
+     &launch_tile<1024, 2, Access::evict_last>},
     {"tma_bulk_3x32KiB", "Hopper's bulk copy engine: one thread per block, 3 shared stages of 32 KiB",
      &launch_tma<3, 32768>},
 };

@@ -113,7 +113,7 @@ TEST_SUITE("gpu") {
 
   TEST_CASE("every SM copy kernel copies any size between any offsets and writes nothing outside") {
     course::require_device(0);
-    // Around the tile sizes of the kernels too (1024 x 1 and 256 x 8 int4s = 16 and 32 KiB).
+    // Around the tile sizes of the kernels too (256, 1024 and 2048 int4s per tile = 4, 16 and 32 KiB).
     const std::size_t sizes[] = {1,     2,     3,         15,        16,        17,       31,       33,
                                  255,   256,   4095,      4097,      16383,     16385,    32767,    32768 + 17,
                                  65535, 65536 + 5, 65536 * 3 + 9, (std::size_t{1} << 20) + 7, (std::size_t{3} << 20) + 13};
