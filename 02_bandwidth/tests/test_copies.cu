@@ -255,7 +255,8 @@ TEST_SUITE("gpu") {
       if (duel[v].ms.median < duel[best].ms.median) best = v;
     }
     MESSAGE("fastest SM copy: " << duel[best].copy);
-    // Sanity bounds only, the lab's "within 10 %" (the lesson's kernel was seen at 1.01x on an H100);
+    // Sanity bounds only, the lab's "within 10 %" (the lesson's kernel ran at 1.006x and 1.009x of
+    // cudaMemcpy at 1 GiB on an H100 and an H200);
     // the 1.00x target at 1 GiB lives in bench.sh and the committed results, not in a timed unit test.
     CHECK(duel[1].ms.median < 1.10 * duel[0].ms.median);     // the lesson's (or the lab's) kernel
     CHECK(duel[best].ms.median < 1.10 * duel[0].ms.median);  // the fastest SM copy
