@@ -8,10 +8,10 @@
 namespace bandwidth {
 
 /// Copies `bytes` bytes from `src` to `dst` (device pointers on the current device, any alignment, any
-/// length, not overlapping) with a kernel that moves 16 bytes per access, one block per 4 KiB tile,
-/// the tiles handed out in address order. Where `src` and `dst` differ in alignment modulo 16 no 16-byte access can be
-/// aligned on both sides, and it falls back to a byte-wise kernel (correct, slower). Asynchronous on
-/// `stream`; 0 bytes is a no-op. This file is the lab exercise.
+/// length, not overlapping) with a kernel that moves 16 bytes per access, one block per 4 KiB tile, the
+/// tiles handed out in address order. Where `src` and `dst` differ in alignment modulo 16 no 16-byte
+/// access can be aligned on both sides, and it falls back to a byte-wise kernel (correct, slower).
+/// Asynchronous on `stream`; 0 bytes is a no-op. Its source, src/sm_copy.cu, is the lab exercise.
 void launch_sm_copy(void* dst, const void* src, std::size_t bytes, cudaStream_t stream = nullptr);
 
 /// The naive rung: one 16-byte access per thread per grid-stride step, nothing else in flight.
