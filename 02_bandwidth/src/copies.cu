@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -103,7 +104,36 @@ __global__ void grid_stride_copy_kernel(int4* __restrict__ dst, const int4* __re
   if (thread < tail_bytes) dst_tail[thread] = src_tail[thread];
 }
 
+// Source and destination disagree modulo 16: no access wider than a byte is aligned on both sides.
+__global__ void byte_copy_kernel(unsigned char* __restrict__ dst, const unsigned char* __restrict__ src,
+                                 std::size_t bytes) {
+  const std::size_t threads = std::size_t{gridDim.x} * blockDim.x;
+  for (std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x; i < bytes; i += threads) dst[i] = src[i];
+}
+
 }  // namespace
+
+// [vector_split]
+VectorSplit split_for_vectors(const void* dst, const void* src, std::size_t bytes) {
+  const auto dst_misalignment = reinterpret_cast<std::uintptr_t>(dst) % 16;
+  if (dst_misalignment != reinterpret_cast<std::uintptr_t>(src) % 16) return {false, 0, 0, 0};
+  // Bytes until both pointers reach a 16-byte boundary, then whole int4s, then the rest.
+  const std::size_t head = std::min<std::size_t>(bytes, (16 - dst_misalignment) % 16);
+  const std::size_t vector_count = (bytes - head) / 16;
+  return {true, head, vector_count, bytes - head - vector_count * 16};
+}
+// [vector_split]
+
+void launch_byte_copy(void* dst, const void* src, std::size_t bytes, cudaStream_t stream) {
+  if (bytes == 0) return;
+  constexpr int threads = 256;
+  const int grid = static_cast<int>(std::min<std::size_t>(
+      (bytes + threads - 1) / threads,
+      static_cast<std::size_t>(resident_blocks(reinterpret_cast<const void*>(byte_copy_kernel), threads))));
+  byte_copy_kernel<<<grid, threads, 0, stream>>>(static_cast<unsigned char*>(dst), static_cast<const unsigned char*>(src),
+                                                 bytes);
+  CUDA_CHECK_LAUNCH();
+}
 
 int resident_blocks(const void* kernel, int threads) {
   struct Entry {

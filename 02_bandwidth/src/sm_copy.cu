@@ -2,7 +2,6 @@
 #include "sm_copy.cuh"
 
 #include <algorithm>
-#include <cstdint>
 #include <limits>
 #include <stdexcept>
 
@@ -53,40 +52,23 @@ __global__ void __launch_bounds__(copy_threads)
 }
 // [sm_copy_kernel]
 
-// Source and destination disagree modulo 16: no access wider than a byte is aligned on both sides.
-__global__ void byte_copy_kernel(unsigned char* __restrict__ dst, const unsigned char* __restrict__ src,
-                                 std::size_t bytes) {
-  const std::size_t threads = std::size_t{gridDim.x} * blockDim.x;
-  for (std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x; i < bytes; i += threads) dst[i] = src[i];
-}
-
 }  // namespace
 
 // [sm_copy_launcher]
 void launch_sm_copy(void* dst, const void* src, std::size_t bytes, cudaStream_t stream) {
   if (bytes == 0) return;
-  auto* d = static_cast<unsigned char*>(dst);
-  const auto* s = static_cast<const unsigned char*>(src);
-  const auto dst_misalignment = reinterpret_cast<std::uintptr_t>(d) % 16;
-  const auto src_misalignment = reinterpret_cast<std::uintptr_t>(s) % 16;
-  if (dst_misalignment != src_misalignment) {
-    constexpr int threads = 256;
-    const std::size_t blocks_needed = (bytes + threads - 1) / threads;
-    const int grid = static_cast<int>(
-        std::min<std::size_t>(blocks_needed, static_cast<std::size_t>(resident_blocks(reinterpret_cast<const void*>(byte_copy_kernel), threads))));
-    byte_copy_kernel<<<grid, threads, 0, stream>>>(d, s, bytes);
-    CUDA_CHECK_LAUNCH();
+  const VectorSplit split = split_for_vectors(dst, src, bytes);
+  if (!split.vectorizable) {
+    launch_byte_copy(dst, src, bytes, stream);
     return;
   }
-  // Bytes until both pointers reach a 16-byte boundary, then whole int4s, then the rest.
-  const std::size_t head = std::min<std::size_t>(bytes, (16 - dst_misalignment) % 16);
-  const std::size_t vector_count = (bytes - head) / 16;
-  const std::size_t tail = bytes - head - vector_count * 16;
   // One block per tile, at least one: block 0 also copies the head and tail bytes.
-  const std::size_t grid = std::max<std::size_t>(1, (vector_count + tile_vectors - 1) / tile_vectors);
+  const std::size_t grid = std::max<std::size_t>(1, (split.vector_count + tile_vectors - 1) / tile_vectors);
   if (grid > static_cast<std::size_t>(std::numeric_limits<int>::max()))  // 8 TiB: more than any GPU holds
     throw std::invalid_argument("launch_sm_copy: copy too large for one grid");
-  sm_copy_kernel<<<static_cast<unsigned>(grid), copy_threads, 0, stream>>>(d, s, head, vector_count, tail);
+  sm_copy_kernel<<<static_cast<unsigned>(grid), copy_threads, 0, stream>>>(
+      static_cast<unsigned char*>(dst), static_cast<const unsigned char*>(src), split.head_bytes, split.vector_count,
+      split.tail_bytes);
   CUDA_CHECK_LAUNCH();
 }
 // [sm_copy_launcher]

@@ -18,6 +18,21 @@ void launch_sm_copy(void* dst, const void* src, std::size_t bytes, cudaStream_t 
 /// Requires `dst` and `src` 16-byte aligned (throws std::invalid_argument otherwise); any length.
 void launch_grid_stride_copy(void* dst, const void* src, std::size_t bytes, cudaStream_t stream = nullptr);
 
+/// A copy of `bytes` bytes split around 16-byte boundaries: `head_bytes` (< 16) until both pointers
+/// reach one, `vector_count` int4s, then `tail_bytes` (< 16). When `dst` and `src` disagree modulo 16
+/// no 16-byte access is aligned on both sides: `vectorizable` is false and the counts are 0.
+struct VectorSplit {
+  bool vectorizable;
+  std::size_t head_bytes;
+  std::size_t vector_count;
+  std::size_t tail_bytes;
+};
+VectorSplit split_for_vectors(const void* dst, const void* src, std::size_t bytes);
+
+/// Copies byte by byte on a grid that fills the GPU once: the fallback of every SM copy for pointers
+/// that disagree modulo 16 (correct, slow). Asynchronous on `stream`; 0 bytes is a no-op.
+void launch_byte_copy(void* dst, const void* src, std::size_t bytes, cudaStream_t stream = nullptr);
+
 /// Blocks of `threads` threads that fit on the current device at once (SMs × resident blocks per SM
 /// for `kernel`): the grid size that fills the GPU exactly once. Cached per device.
 int resident_blocks(const void* kernel, int threads);

@@ -105,31 +105,15 @@ __global__ void __launch_bounds__(Threads)
   if (thread < tail_bytes) dst[tail_begin + thread] = src[tail_begin + thread];
 }
 
-__global__ void tuned_byte_copy_kernel(unsigned char* __restrict__ dst, const unsigned char* __restrict__ src,
-                                       std::size_t bytes) {
-  const std::size_t threads = std::size_t{gridDim.x} * blockDim.x;
-  for (std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x; i < bytes; i += threads) dst[i] = src[i];
-}
-
 template <int Threads, int InFlight, int Adjacent, int ChunkTiles, Access A>
 void launch_tuned(void* dst, const void* src, std::size_t bytes, cudaStream_t stream) {
   if (bytes == 0) return;
-  auto* d = static_cast<unsigned char*>(dst);
-  const auto* s = static_cast<const unsigned char*>(src);
-  const auto dst_misalignment = reinterpret_cast<std::uintptr_t>(d) % 16;
-  const auto src_misalignment = reinterpret_cast<std::uintptr_t>(s) % 16;
-  if (dst_misalignment != src_misalignment) {  // no 16-byte access is aligned on both sides
-    constexpr int threads = 256;
-    const int grid = static_cast<int>(std::min<std::size_t>(
-        (bytes + threads - 1) / threads,
-        static_cast<std::size_t>(resident_blocks(reinterpret_cast<const void*>(tuned_byte_copy_kernel), threads))));
-    tuned_byte_copy_kernel<<<grid, threads, 0, stream>>>(d, s, bytes);
-    CUDA_CHECK_LAUNCH();
+  const VectorSplit split = split_for_vectors(dst, src, bytes);
+  if (!split.vectorizable) {
+    launch_byte_copy(dst, src, bytes, stream);
     return;
   }
-  const std::size_t head = std::min<std::size_t>(bytes, (16 - dst_misalignment) % 16);
-  const std::size_t vector_count = (bytes - head) / 16;
-  const std::size_t tail = bytes - head - vector_count * 16;
+  const std::size_t vector_count = split.vector_count;
   constexpr std::size_t tile = std::size_t{Threads} * InFlight;
   const auto kernel = tuned_copy_kernel<Threads, InFlight, Adjacent, ChunkTiles, A>;
   std::size_t grid = 0;
@@ -141,7 +125,9 @@ void launch_tuned(void* dst, const void* src, std::size_t bytes, cudaStream_t st
   }
   grid = std::max<std::size_t>(grid, 1);  // one block at least: it also does the rest, the head and the tail
   if (grid > 0x7fffffffu) throw std::invalid_argument("tuned SM copy: too many chunks for one grid");
-  kernel<<<static_cast<unsigned>(grid), Threads, 0, stream>>>(d, s, head, vector_count, tail);
+  kernel<<<static_cast<unsigned>(grid), Threads, 0, stream>>>(static_cast<unsigned char*>(dst),
+                                                             static_cast<const unsigned char*>(src),
+                                                             split.head_bytes, vector_count, split.tail_bytes);
   CUDA_CHECK_LAUNCH();
 }
 
@@ -187,22 +173,19 @@ std::size_t coprime_multiplier(std::size_t n) {
 template <int Threads, int Vectors, Access A, Order O = Order::in_order>
 void launch_tile(void* dst, const void* src, std::size_t bytes, cudaStream_t stream) {
   if (bytes == 0) return;
-  auto* d = static_cast<unsigned char*>(dst);
-  const auto* s = static_cast<const unsigned char*>(src);
-  const auto dst_misalignment = reinterpret_cast<std::uintptr_t>(d) % 16;
-  if (dst_misalignment != reinterpret_cast<std::uintptr_t>(s) % 16) {
-    launch_tuned<256, 8, 1, 1, Access::plain>(dst, src, bytes, stream);  // its byte-wise fallback
+  const VectorSplit split = split_for_vectors(dst, src, bytes);
+  if (!split.vectorizable) {
+    launch_byte_copy(dst, src, bytes, stream);
     return;
   }
-  const std::size_t head = std::min<std::size_t>(bytes, (16 - dst_misalignment) % 16);
-  const std::size_t vector_count = (bytes - head) / 16;
-  const std::size_t tail = bytes - head - vector_count * 16;
   constexpr std::size_t tile = std::size_t{Threads} * Vectors;
-  const std::size_t grid = std::max<std::size_t>(1, (vector_count + tile - 1) / tile);
+  const std::size_t grid = std::max<std::size_t>(1, (split.vector_count + tile - 1) / tile);
   if (grid > 0x7fffffffu) throw std::invalid_argument("tile SM copy: too many tiles for one grid");
   const std::size_t multiplier = O == Order::shuffled ? coprime_multiplier(grid) : 1;
   tile_copy_kernel<Threads, Vectors, A, O>
-      <<<static_cast<unsigned>(grid), Threads, 0, stream>>>(d, s, head, vector_count, tail, multiplier);
+      <<<static_cast<unsigned>(grid), Threads, 0, stream>>>(static_cast<unsigned char*>(dst),
+                                                            static_cast<const unsigned char*>(src), split.head_bytes,
+                                                            split.vector_count, split.tail_bytes, multiplier);
   CUDA_CHECK_LAUNCH();
 }
 
@@ -279,16 +262,12 @@ __global__ void __launch_bounds__(32) tma_copy_kernel(unsigned char* __restrict_
 template <int Stages, int ChunkBytes>
 void launch_tma(void* dst, const void* src, std::size_t bytes, cudaStream_t stream) {
   if (bytes == 0) return;
-  auto* d = static_cast<unsigned char*>(dst);
-  const auto* s = static_cast<const unsigned char*>(src);
-  const auto dst_misalignment = reinterpret_cast<std::uintptr_t>(d) % 16;
-  if (dst_misalignment != reinterpret_cast<std::uintptr_t>(s) % 16 || bytes < 64) {
-    launch_tuned<128, 8, 1, 1, Access::l2_prefetch>(dst, src, bytes, stream);  // the bulk engine needs 16-byte alignment
+  const VectorSplit split = split_for_vectors(dst, src, bytes);
+  if (!split.vectorizable || bytes < 64) {  // the bulk engine needs 16-byte alignment
+    launch_tuned<128, 8, 1, 1, Access::l2_prefetch>(dst, src, bytes, stream);
     return;
   }
-  const std::size_t head = (16 - dst_misalignment) % 16;
-  const std::size_t body = (bytes - head) / 16 * 16;
-  const std::size_t tail = bytes - head - body;
+  const std::size_t body = split.vector_count * 16;
   const auto kernel = tma_copy_kernel<Stages, ChunkBytes>;
   constexpr int smem = Stages * ChunkBytes;
   // More than 48 KiB of dynamic shared memory must be asked for, on whichever device is current.
@@ -299,7 +278,9 @@ void launch_tma(void* dst, const void* src, std::size_t bytes, cudaStream_t stre
   CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 32, smem));
   const std::size_t chunks = (body + ChunkBytes - 1) / ChunkBytes;
   const std::size_t grid = std::max<std::size_t>(1, std::min<std::size_t>(chunks, std::size_t(sms) * std::max(per_sm, 1)));
-  kernel<<<static_cast<unsigned>(grid), 32, smem, stream>>>(d, s, head, body, tail);
+  kernel<<<static_cast<unsigned>(grid), 32, smem, stream>>>(static_cast<unsigned char*>(dst),
+                                                           static_cast<const unsigned char*>(src), split.head_bytes,
+                                                           body, split.tail_bytes);
   CUDA_CHECK_LAUNCH();
 }
 
