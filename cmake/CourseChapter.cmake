@@ -2,8 +2,8 @@
 #
 #   course_lab_source(<var> <reference.cu> <lab/stub.cu>)
 #       <var> = the lab stub when COURSE_LAB is ON, else the reference source.
-#   course_add_program(<target> SOURCES ... [LIBRARIES ...])
-#       A chapter program, linked with course::common.
+#   course_add_program(<target> SOURCES ... [LIBRARIES ...] [CPU_ONLY])
+#       A chapter program, linked with course::common (course::core alone with CPU_ONLY: no CUDA).
 #   course_add_tests(<target> SOURCES ... [LIBRARIES ...] [LAB] [CPU_ONLY])
 #       One doctest binary, registered twice with ctest:
 #         <target>.cpu  label cpu: every test case outside the doctest suite "gpu";
@@ -51,23 +51,31 @@ function(course_lab_source var reference lab)
   endif()
 endfunction()
 
-function(_course_target_defaults target)
-  target_link_libraries(${target} PRIVATE course::common)
+function(_course_target_defaults target cpu_only)
+  if(cpu_only)
+    target_link_libraries(${target} PRIVATE course::core)
+  else()
+    target_link_libraries(${target} PRIVATE course::common)
+  endif()
   set_target_properties(${target} PROPERTIES CUDA_SEPARABLE_COMPILATION OFF)
 endfunction()
 
 function(course_add_program target)
-  cmake_parse_arguments(ARG "" "" "SOURCES;LIBRARIES" ${ARGN})
+  cmake_parse_arguments(ARG "CPU_ONLY" "" "SOURCES;LIBRARIES" ${ARGN})
   add_executable(${target} ${ARG_SOURCES})
-  _course_target_defaults(${target})
-  target_link_libraries(${target} PRIVATE course::cli ${ARG_LIBRARIES})
+  _course_target_defaults(${target} "${ARG_CPU_ONLY}")
+  target_link_libraries(${target} PRIVATE ${ARG_LIBRARIES})
 endfunction()
 
 function(course_add_tests target)
   cmake_parse_arguments(ARG "LAB;CPU_ONLY" "" "SOURCES;LIBRARIES" ${ARGN})
   add_executable(${target} ${ARG_SOURCES})
-  _course_target_defaults(${target})
-  target_link_libraries(${target} PRIVATE course::test_main ${ARG_LIBRARIES})
+  _course_target_defaults(${target} "${ARG_CPU_ONLY}")
+  if(ARG_CPU_ONLY)
+    target_link_libraries(${target} PRIVATE course::test_main_cpu ${ARG_LIBRARIES})
+  else()
+    target_link_libraries(${target} PRIVATE course::test_main ${ARG_LIBRARIES})
+  endif()
   set(extra_label "")
   if(ARG_LAB AND COURSE_LAB)
     set(extra_label lab)

@@ -155,7 +155,7 @@ int run(int argc, char** argv) {
   app.add_option("--cutoff", config.cutoff, "Lennard-Jones cut-off Rc (sigma)")->capture_default_str();
   app.add_option("--skin", config.skin, "neighbour-list skin (sigma)")->capture_default_str();
   app.add_option("--seed", config.seed, "velocity seed")->capture_default_str();
-  course::add_common_options(app, common);
+  course::add_common_options(app, common, course::Processor::cpu);
   course::parse_command_line(app, argc, argv);
   config.threads = md::parse_thread_list(threads_text);
   config.strategies = md::parse_strategy_list(strategy_text);

@@ -1,22 +1,107 @@
 #include "common/cli.hpp"
 
-#include <cctype>
-#include <limits>
+#include <fcntl.h>
+#include <unistd.h>
 
-#include "common/errors.hpp"
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <limits>
+#include <system_error>
 
 namespace course {
 
-void add_common_options(CLI::App& app, CommonOptions& opts) {
+void add_common_options(CLI::App& app, CommonOptions& opts, Processor processor) {
   app.add_option("--reps", opts.timing.reps, "timed repetitions; the median is reported")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
   app.add_option("--warmup", opts.timing.warmup, "untimed warm-up runs before timing")
       ->check(CLI::Range(0, 100000))
       ->capture_default_str();
-  app.add_option("--device", opts.device, "CUDA device index")->check(CLI::NonNegativeNumber)->capture_default_str();
-  app.add_option("--json", opts.json_path, "write the results file (JSON) to FILE")->type_name("FILE");
-  app.add_flag("--csv", opts.csv, "print the table as CSV");
+  if (processor == Processor::gpu)
+    app.add_option("--device", opts.device, "CUDA device index")
+        ->check(CLI::Range(0, 1023))
+        ->capture_default_str();
+  app.add_option("--json", opts.json_path, "write the results file (JSON) to FILE")
+      ->type_name("FILE")
+      ->check(CLI::Validator(
+          [](std::string& path) -> std::string {
+            try {
+              check_writable_path(path);
+              return {};
+            } catch (const UsageError& e) {
+              return e.what();
+            }
+          },
+          "FILE", "writable file"));
+  app.add_flag("--csv", opts.csv, "print only CSV on stdout (headers and notes go to stderr)");
+}
+
+CLI::Option* add_list_option(CLI::App& app, const std::string& name, std::vector<std::string>& items,
+                             const std::string& help) {
+  // Split here rather than with CLI11's delimiter, which drops empty pieces: "2^24,,2^28" must be
+  // refused, never read as a shorter list.
+  std::string shown;
+  for (const auto& item : items) shown += (shown.empty() ? "" : ",") + item;
+  return app
+      .add_option_function<std::vector<std::string>>(
+          name,
+          [&items, name](const std::vector<std::string>& raw) {
+            std::vector<std::string> out;
+            for (const auto& text : raw) {
+              std::size_t start = 0;
+              while (true) {
+                const std::size_t comma = text.find(',', start);
+                const std::string piece = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+                if (piece.empty()) throw CLI::ValidationError(name, "empty item in '" + text + "'");
+                out.push_back(piece);
+                if (comma == std::string::npos) break;
+                start = comma + 1;
+              }
+            }
+            items = std::move(out);
+          },
+          help + "; comma-separate or repeat")
+      ->default_str(shown)
+      ->type_name("LIST");
+}
+
+CLI::Option* add_variants_option(CLI::App& app, std::vector<std::string>& names) {
+  return add_list_option(app, "--variants", names, "run only these variants (names as in the table)");
+}
+
+void check_variant_names(const std::vector<std::string>& names, const std::vector<std::string>& known) {
+  for (const auto& name : names) {
+    if (std::find(known.begin(), known.end(), name) != known.end()) continue;
+    std::string list;
+    for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+    throw UsageError("--variants " + name + ": no such variant; choose from " + list);
+  }
+}
+
+void check_writable_path(const std::string& path, const std::string& option) {
+  namespace fs = std::filesystem;
+  if (path.empty()) throw UsageError(option + ": empty file name");
+  std::error_code ec;
+  const fs::path target(path);
+  if (fs::is_directory(target, ec)) throw UsageError(option + " " + path + ": is a folder, not a file");
+  if (!target.has_filename()) throw UsageError(option + " " + path + ": names no file");
+  // The nearest existing ancestor must be a folder in which a file can really be created: access()
+  // says yes to root on /proc and on read-only mounts, so try it.
+  fs::path folder = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  while (!fs::exists(folder, ec)) {
+    if (!folder.has_parent_path() || folder.parent_path() == folder) break;
+    folder = folder.parent_path();
+  }
+  if (!fs::is_directory(folder, ec))
+    throw UsageError(option + " " + path + ": " + folder.string() + " is not a folder");
+  if (fs::exists(target, ec) && !fs::is_regular_file(target, ec))
+    throw UsageError(option + " " + path + ": exists and is not a regular file");
+  const fs::path probe = folder / (".course-write-test." + std::to_string(::getpid()));
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
+  if (fd < 0) throw UsageError(option + " " + path + ": cannot create a file in " + folder.string());
+  ::close(fd);
+  fs::remove(probe, ec);
 }
 
 void parse_command_line(CLI::App& app, int argc, char** argv) {
@@ -52,8 +137,10 @@ std::uint64_t parse_count(const std::string& text, bool allow_zero) {
     if (value != 2) return fail("only powers of two are written with ^");
     std::uint64_t exponent = 0;
     std::size_t i = 1;
-    for (; i < rest.size() && std::isdigit(static_cast<unsigned char>(rest[i])); ++i)
+    for (; i < rest.size() && std::isdigit(static_cast<unsigned char>(rest[i])); ++i) {
       exponent = exponent * 10 + static_cast<std::uint64_t>(rest[i] - '0');
+      if (exponent > 62) return fail("too large");  // checked per digit: no wrap-around past 2^64
+    }
     if (i == 1 || i != rest.size()) return fail("expected 2^N");
     if (exponent > 62) return fail("too large");
     value = std::uint64_t{1} << exponent;

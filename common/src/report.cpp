@@ -3,16 +3,19 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <ostream>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
 
+#include "common/cli.hpp"
 #include "common/errors.hpp"
 
 #ifndef COURSE_GIT_COMMIT
@@ -182,19 +185,133 @@ void write_file_atomically(const std::string& path, const std::string& content) 
   const fs::path target(path);
   if (target.has_parent_path()) fs::create_directories(target.parent_path());
   const fs::path tmp = target.string() + ".tmp." + std::to_string(::getpid());
-  {
+  std::error_code ec;
+  try {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out) throw std::runtime_error("cannot write " + tmp.string());
     out << content;
     out.flush();
-    if (!out) throw std::runtime_error("write failed: " + tmp.string());
+    if (!out) throw std::runtime_error("write failed (disk full?): " + tmp.string());
+  } catch (...) {
+    fs::remove(tmp, ec);  // never leave a torn temporary behind; the old file is untouched
+    throw;
   }
-  std::error_code ec;
   fs::rename(tmp, target, ec);
   if (ec) {
-    fs::remove(tmp);
+    std::error_code ignored;
+    fs::remove(tmp, ignored);
     throw std::runtime_error("cannot rename " + tmp.string() + " to " + target.string() + ": " + ec.message());
   }
+}
+
+Row& Row::show(const Column& column, nlohmann::json value, std::string text) {
+  json_[column.key] = std::move(value);
+  for (auto& cell : cells_)
+    if (cell.first == column.header) {
+      cell.second = std::move(text);
+      return *this;
+    }
+  cells_.emplace_back(column.header, std::move(text));
+  return *this;
+}
+
+Row& Row::text(const Column& column, std::string value) { return show(column, value, value); }
+
+Row& Row::fixed(const Column& column, double value, int digits) {
+  if (!std::isfinite(value)) return show(column, nullptr, "-");
+  return show(column, value, format_fixed(value, digits));
+}
+
+Row& Row::ratio(const Column& column, double value) {
+  if (!std::isfinite(value)) return show(column, nullptr, "-");
+  return show(column, value, format_ratio(value));
+}
+
+Row& Row::integer(const Column& column, long long value) { return show(column, value, std::to_string(value)); }
+
+Row& Row::json(const std::string& key, nlohmann::json value) {
+  json_[key] = std::move(value);
+  return *this;
+}
+
+std::string Row::shown(const std::string& header) const {
+  for (const auto& cell : cells_)
+    if (cell.first == header) return cell.second;
+  return {};
+}
+
+Row& RowTable::add_row() { return rows_.emplace_back(); }
+
+Table RowTable::to_table() const {
+  std::vector<std::string> headers;
+  for (const auto& row : rows_)
+    for (const auto& cell : row.cells_)
+      if (std::find(headers.begin(), headers.end(), cell.first) == headers.end()) headers.push_back(cell.first);
+  Table table(headers);
+  for (const auto& row : rows_) {
+    std::vector<std::string> cells;
+    for (const auto& h : headers) {
+      std::string text = row.shown(h);
+      cells.push_back(text.empty() ? "-" : text);
+    }
+    table.add_row(std::move(cells));
+  }
+  return table;
+}
+
+RunReport::RunReport(std::string chapter, int argc, char** argv, const CommonOptions& options)
+    : results_(std::move(chapter), argc, argv), csv_(options.csv), json_path_(options.json_path) {}
+
+RowTable& RunReport::table(std::string title) {
+  tables_.push_back(std::make_unique<RowTable>(std::move(title)));
+  return *tables_.back();
+}
+
+std::ostream& RunReport::info() const { return csv_ ? std::cerr : std::cout; }
+
+void RunReport::finish(std::ostream& out) {
+  if (csv_) {
+    std::vector<const RowTable*> shown;
+    for (const auto& t : tables_)
+      if (!t->rows().empty()) shown.push_back(t.get());
+    if (shown.size() == 1) {
+      shown.front()->to_table().print_csv(out);
+    } else if (!shown.empty()) {
+      // Several tables, one CSV: the union of their columns behind a "table" column.
+      std::vector<std::string> headers{"table"};
+      std::vector<Table> parts;
+      for (const auto* t : shown) {
+        parts.push_back(t->to_table());
+        for (const auto& h : parts.back().headers())
+          if (std::find(headers.begin(), headers.end(), h) == headers.end()) headers.push_back(h);
+      }
+      Table all(headers);
+      for (std::size_t i = 0; i < shown.size(); ++i) {
+        const auto& part = parts[i];
+        for (const auto& cells : part.rows()) {
+          std::vector<std::string> row{shown[i]->title()};
+          for (std::size_t c = 1; c < headers.size(); ++c) {
+            const auto it = std::find(part.headers().begin(), part.headers().end(), headers[c]);
+            row.push_back(it == part.headers().end() ? "" : cells[static_cast<std::size_t>(it - part.headers().begin())]);
+          }
+          all.add_row(std::move(row));
+        }
+      }
+      all.print_csv(out);
+    }
+  } else {
+    bool first = true;
+    for (const auto& t : tables_) {
+      if (t->rows().empty()) continue;
+      if (!first) out << '\n';
+      first = false;
+      if (!t->title().empty()) out << t->title() << '\n';
+      t->to_table().print(out);
+    }
+  }
+  for (const auto& t : tables_)
+    for (const auto& row : t->rows()) results_.add_row(row.to_json());
+  if (!json_path_.empty()) results_.write(json_path_);
 }
 
 }  // namespace course

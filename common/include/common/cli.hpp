@@ -1,36 +1,55 @@
 /// \file cli.hpp
-/// \brief One command-line style for every chapter (CLI11): --help, sizes, --reps, --warmup, --device,
-/// --json FILE, --csv. Bad values end the program with one clear line and exit code 2.
+/// \brief One command-line style for every chapter (CLI11): --help, sizes, --reps, --warmup, --json FILE,
+/// --csv, and --device on GPU chapters. Bad values end the program with one clear line and exit code 2,
+/// before any long work starts. No CUDA header is included: the CPU-only chapter uses it too.
 #pragma once
 #include <CLI/CLI.hpp>
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
-#include "common/timing.cuh"
+#include "common/errors.hpp"
+#include "common/timing_options.hpp"
 
 namespace course {
+
+/// Whether a program runs on a GPU (and so takes --device) or on the CPU only.
+enum class Processor { gpu, cpu };
 
 /// The options every chapter program shares.
 struct CommonOptions {
   TimingOptions timing{};   ///< --warmup, --reps
-  int device = 0;           ///< --device
+  int device = 0;           ///< --device (GPU programs only)
   std::string json_path;    ///< --json FILE: write the results file (schema in report.hpp)
-  bool csv = false;         ///< --csv: print the table as CSV instead of aligned text
+  bool csv = false;         ///< --csv: stdout carries only CSV; everything else goes to stderr
 };
 
-/// Adds --reps, --warmup, --device, --json and --csv to `app`, bound to `opts` (whose current values
-/// are the defaults shown by --help).
-void add_common_options(CLI::App& app, CommonOptions& opts);
+/// Adds --reps, --warmup, --json and --csv to `app`, and --device when `processor` is gpu, bound to
+/// `opts` (whose current values are the defaults shown by --help). --json is checked while parsing: an
+/// empty path, a folder, or a place where no file can be created is a usage error (exit 2) before the
+/// run, not a failure after it.
+void add_common_options(CLI::App& app, CommonOptions& opts, Processor processor = Processor::gpu);
+
+/// Adds a list option ("--n 2^20,2^24" or "--n 2^20 --n 2^24"): items are comma-separated or repeated,
+/// and an empty item ("2^20,,2^24", "--n ''") is a usage error rather than silently dropped.
+CLI::Option* add_list_option(CLI::App& app, const std::string& name, std::vector<std::string>& items,
+                             const std::string& help);
+
+/// The one option every ladder chapter uses to run part of its table: "--variants a,b" (names as in the
+/// table; unknown names are a usage error naming the valid ones, see check_variant_names).
+CLI::Option* add_variants_option(CLI::App& app, std::vector<std::string>& names);
+
+/// Throws UsageError("--variants X: no such variant; choose from a, b, c") for any name not in `known`.
+void check_variant_names(const std::vector<std::string>& names, const std::vector<std::string>& known);
 
 /// Parses the command line. --help prints the help and throws ExitRequest{0}; any parse or validation
 /// error throws UsageError carrying CLI11's message (run_main prints it and exits 2).
 void parse_command_line(CLI::App& app, int argc, char** argv);
 
-/// Thrown to end the program early with a given code and nothing more to say (e.g. after --help).
-struct ExitRequest {
-  int code = 0;
-};
+/// Throws UsageError unless a results file can be written at `path`: not empty, not a folder, and the
+/// nearest existing folder on its path accepts a new file (checked by creating and removing one).
+void check_writable_path(const std::string& path, const std::string& option = "--json");
 
 /// Parses an element or byte count: plain digits ("16777216"), a power of two ("2^24"), or a binary
 /// suffix K, M, G, T with optional "i" and "B" ("32M", "32MiB", "1GiB" = 2^30). Throws UsageError on

@@ -29,6 +29,11 @@ struct CudaError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// Thrown to end the program early with a given code and nothing more to say (e.g. after --help).
+struct ExitRequest {
+  int code = 0;
+};
+
 /// Runs a chapter's body and turns the exceptions above into one line on stderr and the matching
 /// exit code. Every chapter's `main` is `return course::run_main(argc, argv, body);`.
 /// \param program short program name printed before each message

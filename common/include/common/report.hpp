@@ -1,5 +1,6 @@
 /// \file report.hpp
-/// \brief Reporting: an aligned terminal table, CSV, and the JSON results file all chapters share.
+/// \brief Reporting: a row is recorded once (Row) and feeds the aligned terminal table, the CSV and the
+/// JSON results file alike; RunReport is the one hand-off of a run's tables and results.
 ///
 /// Results file schema ("cuda-lessons/results/v1"):
 /// \code{.json}
@@ -12,10 +13,11 @@
 #include <nlohmann/json.hpp>
 
 #include <iosfwd>
+#include <memory>
 #include <string>
 #include <vector>
 
-#include "common/device.cuh"
+#include "common/device_info.hpp"
 
 namespace course {
 
@@ -62,6 +64,78 @@ class ResultsFile {
 
  private:
   nlohmann::json doc_;
+};
+
+
+/// A column of a recorded table: the header the terminal and CSV show, and the JSON key of the row.
+/// From one string, both are the same ("time_ms"); `{"GB/s", "gbs"}` gives them apart.
+struct Column {
+  std::string header;
+  std::string key;
+  Column(const char* both) : header(both), key(both) {}                // NOLINT: implicit on purpose
+  Column(std::string h, std::string k) : header(std::move(h)), key(std::move(k)) {}
+};
+
+/// One row, recorded once: every cell has a JSON key and value; cells added with a Column also show
+/// in the table under its header, formatted as asked. JSON keeps the full-precision value.
+class Row {
+ public:
+  Row& text(const Column& column, std::string value);
+  Row& fixed(const Column& column, double value, int digits);  ///< "3.142"; non-finite values show "-"
+  Row& ratio(const Column& column, double value);              ///< "1.23x"; JSON holds 1.2345…
+  Row& integer(const Column& column, long long value);
+  /// A value kept in the JSON row only (e.g. min/max times, a crosswalk name, a nested object).
+  Row& json(const std::string& key, nlohmann::json value);
+  const nlohmann::json& to_json() const noexcept { return json_; }
+  /// The text of the shown cell with this header, or "" when the row has none.
+  std::string shown(const std::string& header) const;
+
+ private:
+  friend class RowTable;
+  Row& show(const Column& column, nlohmann::json value, std::string text);
+  nlohmann::json json_ = nlohmann::json::object();
+  std::vector<std::pair<std::string, std::string>> cells_;  // header -> text, in order
+};
+
+/// A titled table of rows. Its columns are the shown headers in order of first appearance; a row
+/// without a cell for a column shows "-".
+class RowTable {
+ public:
+  explicit RowTable(std::string title = "") : title_(std::move(title)) {}
+  Row& add_row();
+  const std::string& title() const noexcept { return title_; }
+  const std::vector<Row>& rows() const noexcept { return rows_; }
+  /// The rows as an aligned (or CSV) Table.
+  Table to_table() const;
+
+ private:
+  std::string title_;
+  std::vector<Row> rows_;
+};
+
+struct CommonOptions;
+
+/// The one hand-off of a run: the results file (device, config, extra), the tables the run records,
+/// and where prose goes. finish() prints every table and writes --json; nothing else prints a table
+/// or writes a results file.
+class RunReport {
+ public:
+  RunReport(std::string chapter, int argc, char** argv, const CommonOptions& options);
+  ResultsFile& results() noexcept { return results_; }
+  /// A new table, shown under `title` (an empty title shows none). Its rows go into the results
+  /// file's "rows" in the order the tables were made.
+  RowTable& table(std::string title = "");
+  /// Where headers, notes and progress go: stdout, or stderr under --csv (stdout carries only CSV).
+  std::ostream& info() const;
+  /// Prints the tables (aligned with their titles, or as one CSV with a leading "table" column when
+  /// there are several), then writes the results file if --json was given.
+  void finish(std::ostream& out);
+
+ private:
+  ResultsFile results_;
+  std::vector<std::unique_ptr<RowTable>> tables_;
+  bool csv_ = false;
+  std::string json_path_;
 };
 
 /// Writes `content` to `path` through a temporary file in the same folder and a rename, so an

@@ -10,14 +10,10 @@
 
 #include "common/buffers.cuh"
 #include "common/stats.hpp"
+#include "common/timing_options.hpp"
 
 namespace course {
 
-/// How many untimed warm-up runs and timed repetitions to make.
-struct TimingOptions {
-  int warmup = 3;  ///< untimed runs first: module load, clocks ramping up, caches and TLBs warm
-  int reps = 20;   ///< timed runs; the median of these is reported
-};
 
 /// Times GPU work with a pair of events around each repetition, in milliseconds.
 /// `launch(stream)` must enqueue the work on `stream` (and check its own launches).
