@@ -43,6 +43,44 @@ function(course_add_usage_tests prefix)
   endforeach()
 endfunction()
 
+#   course_add_hostile_tests(<prefix> COMMAND <target> [CASES "<exit>|<phrase>|<args>" ...]
+#                            [GPU_CASES "<exit>|<phrase>|<args>" ...])
+#       A table of hostile command lines. Test <prefix>.hostile.<n> passes when the program ends with
+#       <exit> (2 usage, 1 detected failure, 77 no GPU), one line on stderr containing <phrase>
+#       (case-insensitive), and never by a signal. CASES run on CI (label cpu); GPU_CASES need a GPU
+#       to be judged (label gpu; skipped without one).
+function(course_add_hostile_tests prefix)
+  cmake_parse_arguments(ARG "" "COMMAND" "CASES;GPU_CASES" ${ARGN})
+  set(index 0)
+  foreach(label IN ITEMS cpu gpu)
+    if(label STREQUAL "cpu")
+      set(cases ${ARG_CASES})
+      set(allow_skip OFF)
+    else()
+      set(cases ${ARG_GPU_CASES})
+      set(allow_skip ON)
+    endif()
+    foreach(case IN LISTS cases)
+      if(NOT case MATCHES "^([0-9]+)\\|([^|]*)\\|(.*)$")
+        message(FATAL_ERROR "course_add_hostile_tests(${prefix}): '${case}' is not \"<exit>|<phrase>|<args>\"")
+      endif()
+      set(expect ${CMAKE_MATCH_1})
+      set(phrase "${CMAKE_MATCH_2}")
+      set(args "${CMAKE_MATCH_3}")
+      math(EXPR index "${index} + 1")
+      string(REGEX REPLACE "[^A-Za-z0-9^]+" "_" name "${args}")
+      string(REGEX REPLACE "^_+|_+$" "" name "${name}")
+      string(SUBSTRING "${name}" 0 60 name)
+      set(test_name ${prefix}.hostile.${index}_${name})
+      add_test(NAME ${test_name}
+        COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:${ARG_COMMAND}> "-DARGS=${args}" -DEXPECT=${expect}
+                "-DPHRASE=${phrase}" -DALLOW_SKIP=${allow_skip} -P ${COURSE_CMAKE_DIR}/ExpectExit.cmake)
+      set_tests_properties(${test_name} PROPERTIES LABELS "${label};hostile" TIMEOUT 120
+        SKIP_REGULAR_EXPRESSION "COURSE-SKIPPED")
+    endforeach()
+  endforeach()
+endfunction()
+
 function(course_lab_source var reference lab)
   if(COURSE_LAB)
     set(${var} "${lab}" PARENT_SCOPE)
