@@ -1,5 +1,8 @@
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -104,4 +107,69 @@ TEST_CASE("count_validator accepts counts and rejects junk inside CLI11") {
   CHECK(size == "2^20");
   CHECK_THROWS_AS(parse(app, {"--size", "0"}), course::UsageError);
   CHECK_THROWS_AS(parse(app, {"--size", "lots"}), course::UsageError);
+}
+
+TEST_CASE("a 2^N exponent past 62 is refused, however many digits (no wrap-around past 2^64)") {
+  using course::parse_count;
+  CHECK_THROWS_AS(parse_count("2^63"), course::UsageError);
+  CHECK_THROWS_AS(parse_count("2^18446744073709551620"), course::UsageError);  // wrapped to 2^4 once
+  CHECK(parse_count("2^62") == (std::uint64_t{1} << 62));
+}
+
+TEST_CASE("list options split on commas and repeats, and refuse empty items") {
+  std::vector<std::string> items{"2^20", "2^24"};
+  {
+    CLI::App app;
+    course::add_list_option(app, "--n", items, "sizes");
+    parse(app, {});
+    CHECK(items == std::vector<std::string>{"2^20", "2^24"});  // the default stays
+  }
+  {
+    CLI::App app;
+    course::add_list_option(app, "--n", items, "sizes");
+    parse(app, {"--n", "1,2", "--n", "3"});
+    CHECK(items == std::vector<std::string>{"1", "2", "3"});
+  }
+  for (const char* bad : {"2^24,,2^28", ",1", "1,", ""}) {
+    CAPTURE(bad);
+    CLI::App app;
+    course::add_list_option(app, "--n", items, "sizes");
+    CHECK_THROWS_AS(parse(app, {"--n", bad}), course::UsageError);
+  }
+}
+
+TEST_CASE("--variants accepts the table's names and names the choices otherwise") {
+  CHECK_NOTHROW(course::check_variant_names({"a", "c"}, {"a", "b", "c"}));
+  try {
+    course::check_variant_names({"a", "zz"}, {"a", "b"});
+    FAIL("an unknown name was accepted");
+  } catch (const course::UsageError& e) {
+    CHECK(std::string(e.what()) == "--variants zz: no such variant; choose from a, b");
+  }
+}
+
+TEST_CASE("--json is refused before the run when no file can be written there") {
+  for (const char* bad : {"", "/tmp", "/proc/x.json", "/etc/hostname/x.json", "/nonexistent-root-dir-file/x/"}) {
+    CAPTURE(bad);
+    CHECK_THROWS_AS(course::check_writable_path(bad), course::UsageError);
+    course::CommonOptions opts;
+    CLI::App app;
+    course::add_common_options(app, opts);
+    CHECK_THROWS_AS(parse(app, {"--json", bad}), course::UsageError);
+  }
+  const std::string fresh = "/tmp/course-cli-test-" + std::to_string(::getpid()) + "/sub/out.json";
+  CHECK_NOTHROW(course::check_writable_path(fresh));                 // missing folders are made at write time
+  CHECK_FALSE(std::filesystem::exists("/tmp/course-cli-test-" + std::to_string(::getpid())));  // nothing created
+}
+
+TEST_CASE("the CPU-only options have no --device") {
+  course::CommonOptions opts;
+  CLI::App app;
+  course::add_common_options(app, opts, course::Processor::cpu);
+  CHECK_THROWS_AS(parse(app, {"--device", "0"}), course::UsageError);
+  CLI::App gpu_app;
+  course::add_common_options(gpu_app, opts);
+  CHECK_THROWS_AS(parse(gpu_app, {"--device", "-1"}), course::UsageError);
+  CHECK_NOTHROW(parse(gpu_app, {"--device", "1"}));
+  CHECK(opts.device == 1);
 }

@@ -1,10 +1,12 @@
 #include <doctest/doctest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
 
+#include "common/cli.hpp"
 #include "common/device.cuh"
 #include "common/report.hpp"
 
@@ -90,4 +92,58 @@ TEST_CASE("PCIe link facts: generation from sysfs speed, theoretical bandwidth")
   CHECK(d.pcie_theoretical_gbs() == 0);
   CHECK(course::cuda_version_string(13000) == "13.0");
   CHECK(course::cuda_version_string(12090) == "12.9");
+}
+
+TEST_CASE("a row is recorded once: the table, the CSV and the JSON come from the same cells") {
+  course::RowTable t("ladder");
+  t.add_row().text("kernel", "neighbored").fixed("time_ms", 8.4591, 3).fixed({"GB/s", "gbs"}, 123.456, 0)
+      .json("min_ms", 8.1);
+  t.add_row().text("kernel", "cub").fixed("time_ms", 0.03, 3).ratio({"speedup", "step"}, 2.5);
+  std::ostringstream out;
+  t.to_table().print(out, /*csv=*/true);
+  CHECK(out.str() == "kernel,time_ms,GB/s,speedup\nneighbored,8.459,123,-\ncub,0.030,-,2.50x\n");
+  const auto& j = t.rows()[0].to_json();
+  CHECK(j["kernel"] == "neighbored");
+  CHECK(j["time_ms"].get<double>() == doctest::Approx(8.4591));  // full precision in JSON
+  CHECK(j["gbs"].get<double>() == doctest::Approx(123.456));
+  CHECK(j["min_ms"].get<double>() == doctest::Approx(8.1));
+  CHECK_FALSE(j.contains("GB/s"));
+  CHECK(t.rows()[1].to_json()["step"].get<double>() == doctest::Approx(2.5));
+}
+
+TEST_CASE("RunReport: one CSV on stdout under --csv, every table's rows in the results file") {
+  const std::string path = "/tmp/course-runreport-" + std::to_string(::getpid()) + ".json";
+  course::CommonOptions opts;
+  opts.csv = true;
+  opts.json_path = path;
+  char prog[] = "prog";
+  char* argv[] = {prog};
+  course::RunReport report("00_test", 1, argv, opts);
+  report.table("h2d").add_row().text("kind", "pinned").fixed({"GB/s", "gbs"}, 50, 1);
+  report.table("d2d").add_row().text("copy", "memcpy").fixed({"GB/s", "gbs"}, 3000, 0);
+  std::ostringstream out;
+  report.finish(out);
+  CHECK(out.str() == "table,kind,GB/s,copy\nh2d,pinned,50.0,\nd2d,,3000,memcpy\n");
+  std::ifstream in(path);
+  const auto doc = nlohmann::json::parse(in);
+  REQUIRE(doc["rows"].size() == 2);
+  CHECK(doc["rows"][0]["kind"] == "pinned");
+  CHECK(doc["rows"][1]["gbs"].get<double>() == doctest::Approx(3000));
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("a failed atomic write leaves the old file untouched") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("course-atomic-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path target = dir / "out.json";
+  course::write_file_atomically(target.string(), "old\n");
+  // A folder where the temporary file would go makes the write fail after the target exists.
+  fs::create_directories(target.string() + ".tmp." + std::to_string(::getpid()) + "/blocker");
+  CHECK_THROWS(course::write_file_atomically(target.string(), "new\n"));
+  std::ifstream in(target);
+  std::string content;
+  std::getline(in, content);
+  CHECK(content == "old");
+  fs::remove_all(dir);
 }
