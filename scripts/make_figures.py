@@ -71,6 +71,13 @@ def main() -> int:
             print(f"no chapter {args.chapter} with a figures.py", file=sys.stderr)
             return 2
     images = ROOT / "docs" / "images"
+    if not args.check:
+        try:
+            import matplotlib  # noqa: F401  (the chapters' plots() import it themselves)
+        except ImportError:
+            print("make_figures.py: drawing the plots needs matplotlib: python3 -m pip install matplotlib "
+                  "(or run with --check, which needs only the standard library)", file=sys.stderr)
+            return 1
     stale = []
     for chapter in chapters:
         module = load_module(chapter / "figures.py")
