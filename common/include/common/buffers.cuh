@@ -14,160 +14,173 @@
 
 namespace course {
 
-/// A typed array in device memory (cudaMalloc on the current device).
-template <class T>
-class DeviceBuffer {
+namespace detail {
+struct DeviceFree {
+  void operator()(void* p) const noexcept { cudaFree(p); }
+};
+struct PinnedFree {
+  void operator()(void* p) const noexcept { cudaFreeHost(p); }
+};
+struct StreamDestroy {
+  void operator()(cudaStream_t s) const noexcept { cudaStreamDestroy(s); }
+};
+struct EventDestroy {
+  void operator()(cudaEvent_t e) const noexcept { cudaEventDestroy(e); }
+};
+
+/// Owns one CUDA handle (a stream, an event): move-only, destroyed exactly once. The one place where
+/// the move rules are written, for every owner below.
+template <class Handle, class Destroy>
+class UniqueHandle {
  public:
-  DeviceBuffer() = default;
-  /// Allocates `count` elements on the current device; contents are undefined.
-  explicit DeviceBuffer(std::size_t count) : count_(count) {
-    if (count_ > 0) CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&ptr_), count_ * sizeof(T)));
-  }
-  ~DeviceBuffer() { release(); }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  DeviceBuffer(DeviceBuffer&& other) noexcept
-      : ptr_(std::exchange(other.ptr_, nullptr)), count_(std::exchange(other.count_, 0)) {}
-  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
+  UniqueHandle() = default;
+  explicit UniqueHandle(Handle h) noexcept : handle_(h) {}
+  ~UniqueHandle() { reset(); }
+  UniqueHandle(const UniqueHandle&) = delete;
+  UniqueHandle& operator=(const UniqueHandle&) = delete;
+  UniqueHandle(UniqueHandle&& other) noexcept : handle_(std::exchange(other.handle_, Handle{})) {}
+  UniqueHandle& operator=(UniqueHandle&& other) noexcept {
     if (this != &other) {
-      release();
-      ptr_ = std::exchange(other.ptr_, nullptr);
-      count_ = std::exchange(other.count_, 0);
+      reset();
+      handle_ = std::exchange(other.handle_, Handle{});
     }
     return *this;
   }
+  Handle get() const noexcept { return handle_; }
+  void reset() noexcept {
+    if (handle_) Destroy{}(handle_);
+    handle_ = Handle{};
+  }
 
-  T* data() noexcept { return ptr_; }
-  const T* data() const noexcept { return ptr_; }
-  std::size_t size() const noexcept { return count_; }
-  std::size_t bytes() const noexcept { return count_ * sizeof(T); }
+ private:
+  Handle handle_{};
+};
+
+/// `count` elements of T behind a pointer that `Free` releases: the storage of both buffer kinds.
+template <class T, class Free>
+class OwnedArray {
+ public:
+  T* data() noexcept { return ptr_.get(); }
+  const T* data() const noexcept { return ptr_.get(); }
+  std::size_t size() const noexcept { return ptr_.get() ? count_ : 0; }
+  std::size_t bytes() const noexcept { return size() * sizeof(T); }
+
+ protected:
+  OwnedArray() = default;
+  OwnedArray(T* ptr, std::size_t count) noexcept : ptr_(ptr), count_(count) {}
+
+ private:
+  struct FreeAsVoid {
+    void operator()(T* p) const noexcept { Free{}(static_cast<void*>(p)); }
+  };
+  UniqueHandle<T*, FreeAsVoid> ptr_;
+  std::size_t count_ = 0;  // meaningful only while ptr_ holds memory (size() checks)
+};
+}  // namespace detail
+
+/// A typed array in device memory (cudaMalloc on the current device).
+template <class T>
+class DeviceBuffer : public detail::OwnedArray<T, detail::DeviceFree> {
+  using Base = detail::OwnedArray<T, detail::DeviceFree>;
+
+ public:
+  DeviceBuffer() = default;
+  /// Allocates `count` elements on the current device; contents are undefined.
+  explicit DeviceBuffer(std::size_t count) : Base(allocate(count), count) {}
+  using Base::bytes;
+  using Base::data;
+  using Base::size;
 
   /// Copies host data in (synchronous). `host.size()` must not exceed size().
   void upload(std::span<const T> host) {
-    if (host.size() > count_) throw UsageError("DeviceBuffer::upload: source larger than buffer");
-    CUDA_CHECK(cudaMemcpy(ptr_, host.data(), host.size_bytes(), cudaMemcpyHostToDevice));
+    if (host.size() > size()) throw UsageError("DeviceBuffer::upload: source larger than buffer");
+    CUDA_CHECK(cudaMemcpy(data(), host.data(), host.size_bytes(), cudaMemcpyHostToDevice));
   }
   /// Copies device data out (synchronous). `host.size()` must not exceed size().
   void download(std::span<T> host) const {
-    if (host.size() > count_) throw UsageError("DeviceBuffer::download: destination larger than buffer");
-    CUDA_CHECK(cudaMemcpy(host.data(), ptr_, host.size_bytes(), cudaMemcpyDeviceToHost));
+    if (host.size() > size()) throw UsageError("DeviceBuffer::download: destination larger than buffer");
+    CUDA_CHECK(cudaMemcpy(host.data(), data(), host.size_bytes(), cudaMemcpyDeviceToHost));
   }
   /// Fills every byte with `byte` (synchronous). Tests poison outputs with 0xFF, not zero, so that an
   /// element a kernel forgot to write cannot pass as a correct zero.
   void fill_bytes(int byte) {
-    if (count_ > 0) CUDA_CHECK(cudaMemset(ptr_, byte, bytes()));
+    if (size() > 0) CUDA_CHECK(cudaMemset(data(), byte, bytes()));
   }
 
  private:
-  void release() noexcept {
-    if (ptr_) cudaFree(ptr_);
-    ptr_ = nullptr;
-    count_ = 0;
+  static T* allocate(std::size_t count) {
+    T* ptr = nullptr;
+    if (count > 0) CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&ptr), count * sizeof(T)));
+    return ptr;
   }
-  T* ptr_ = nullptr;
-  std::size_t count_ = 0;
 };
 
 /// A typed array in page-locked host memory (cudaHostAlloc): the only host memory that the copy
 /// engines can read or write asynchronously. `flags` as cudaHostAlloc's (cudaHostAllocWriteCombined, …).
 template <class T>
-class PinnedBuffer {
+class PinnedBuffer : public detail::OwnedArray<T, detail::PinnedFree> {
+  using Base = detail::OwnedArray<T, detail::PinnedFree>;
+
  public:
   PinnedBuffer() = default;
-  explicit PinnedBuffer(std::size_t count, unsigned flags = cudaHostAllocDefault) : count_(count) {
-    if (count_ > 0) CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&ptr_), count_ * sizeof(T), flags));
-  }
-  ~PinnedBuffer() { release(); }
-  PinnedBuffer(const PinnedBuffer&) = delete;
-  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-  PinnedBuffer(PinnedBuffer&& other) noexcept
-      : ptr_(std::exchange(other.ptr_, nullptr)), count_(std::exchange(other.count_, 0)) {}
-  PinnedBuffer& operator=(PinnedBuffer&& other) noexcept {
-    if (this != &other) {
-      release();
-      ptr_ = std::exchange(other.ptr_, nullptr);
-      count_ = std::exchange(other.count_, 0);
-    }
-    return *this;
-  }
-
-  T* data() noexcept { return ptr_; }
-  const T* data() const noexcept { return ptr_; }
-  std::size_t size() const noexcept { return count_; }
-  std::size_t bytes() const noexcept { return count_ * sizeof(T); }
-  T& operator[](std::size_t i) noexcept { return ptr_[i]; }
-  const T& operator[](std::size_t i) const noexcept { return ptr_[i]; }
-  std::span<T> span() noexcept { return {ptr_, count_}; }
-  std::span<const T> span() const noexcept { return {ptr_, count_}; }
+  explicit PinnedBuffer(std::size_t count, unsigned flags = cudaHostAllocDefault)
+      : Base(allocate(count, flags), count) {}
+  using Base::bytes;
+  using Base::data;
+  using Base::size;
+  T& operator[](std::size_t i) noexcept { return data()[i]; }
+  const T& operator[](std::size_t i) const noexcept { return data()[i]; }
+  std::span<T> span() noexcept { return {data(), size()}; }
+  std::span<const T> span() const noexcept { return {data(), size()}; }
 
  private:
-  void release() noexcept {
-    if (ptr_) cudaFreeHost(ptr_);
-    ptr_ = nullptr;
-    count_ = 0;
+  static T* allocate(std::size_t count, unsigned flags) {
+    T* ptr = nullptr;
+    if (count > 0) CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&ptr), count * sizeof(T), flags));
+    return ptr;
   }
-  T* ptr_ = nullptr;
-  std::size_t count_ = 0;
 };
 
 /// An owned CUDA stream on the current device. Non-blocking by default: it does not synchronise with
 /// the legacy default stream, which is what overlap needs.
 class Stream {
  public:
-  explicit Stream(unsigned flags = cudaStreamNonBlocking, int priority = 0) {
-    CUDA_CHECK(cudaStreamCreateWithPriority(&stream_, flags, priority));
-  }
-  ~Stream() {
-    if (stream_) cudaStreamDestroy(stream_);
-  }
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
-  Stream(Stream&& other) noexcept : stream_(std::exchange(other.stream_, nullptr)) {}
-  Stream& operator=(Stream&& other) noexcept {
-    if (this != &other) {
-      if (stream_) cudaStreamDestroy(stream_);
-      stream_ = std::exchange(other.stream_, nullptr);
-    }
-    return *this;
-  }
-  cudaStream_t get() const noexcept { return stream_; }
-  operator cudaStream_t() const noexcept { return stream_; }  // NOLINT: used where a cudaStream_t is
-  void synchronize() const { CUDA_CHECK(cudaStreamSynchronize(stream_)); }
+  explicit Stream(unsigned flags = cudaStreamNonBlocking, int priority = 0) : stream_(create(flags, priority)) {}
+  cudaStream_t get() const noexcept { return stream_.get(); }
+  operator cudaStream_t() const noexcept { return stream_.get(); }  // NOLINT: used where a cudaStream_t is
+  void synchronize() const { CUDA_CHECK(cudaStreamSynchronize(get())); }
 
  private:
-  cudaStream_t stream_ = nullptr;
+  static cudaStream_t create(unsigned flags, int priority) {
+    cudaStream_t s = nullptr;
+    CUDA_CHECK(cudaStreamCreateWithPriority(&s, flags, priority));
+    return s;
+  }
+  detail::UniqueHandle<cudaStream_t, detail::StreamDestroy> stream_;
 };
 
 /// An owned CUDA event. Timing events by default; pass cudaEventDisableTiming for pure dependencies.
 class Event {
  public:
-  explicit Event(unsigned flags = cudaEventDefault) { CUDA_CHECK(cudaEventCreateWithFlags(&event_, flags)); }
-  ~Event() {
-    if (event_) cudaEventDestroy(event_);
-  }
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-  Event(Event&& other) noexcept : event_(std::exchange(other.event_, nullptr)) {}
-  Event& operator=(Event&& other) noexcept {
-    if (this != &other) {
-      if (event_) cudaEventDestroy(event_);
-      event_ = std::exchange(other.event_, nullptr);
-    }
-    return *this;
-  }
-  cudaEvent_t get() const noexcept { return event_; }
-  operator cudaEvent_t() const noexcept { return event_; }  // NOLINT
-  void record(cudaStream_t stream = nullptr) { CUDA_CHECK(cudaEventRecord(event_, stream)); }
-  void synchronize() const { CUDA_CHECK(cudaEventSynchronize(event_)); }
+  explicit Event(unsigned flags = cudaEventDefault) : event_(create(flags)) {}
+  cudaEvent_t get() const noexcept { return event_.get(); }
+  operator cudaEvent_t() const noexcept { return event_.get(); }  // NOLINT
+  void record(cudaStream_t stream = nullptr) { CUDA_CHECK(cudaEventRecord(get(), stream)); }
+  void synchronize() const { CUDA_CHECK(cudaEventSynchronize(get())); }
   /// Milliseconds from `start` to this event (both recorded and complete).
   float elapsed_ms_since(const Event& start) const {
     float ms = 0.0f;
-    CUDA_CHECK(cudaEventElapsedTime(&ms, start.event_, event_));
+    CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), get()));
     return ms;
   }
 
  private:
-  cudaEvent_t event_ = nullptr;
+  static cudaEvent_t create(unsigned flags) {
+    cudaEvent_t e = nullptr;
+    CUDA_CHECK(cudaEventCreateWithFlags(&e, flags));
+    return e;
+  }
+  detail::UniqueHandle<cudaEvent_t, detail::EventDestroy> event_;
 };
 
 }  // namespace course
