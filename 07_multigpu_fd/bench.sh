@@ -4,38 +4,40 @@
 #          and 5 slabs on the one GPU checked bit for bit against one slab.
 #   2+ GPUs (2×H200, ~2 min of a 4 min budget): strong and weak scaling 1 … N GPUs at 16384², with and
 #          without overlap, bit-for-bit checks; the NCCL backend with N processes, with and without overlap.
-# Every run appends to <results_dir>/07_multigpu_fd.json (--json-append).
+# Each run writes its own results file, once, and nothing rewrites it: <results_dir>/07_multigpu_fd.json
+# for the ladder (1 GPU) or the scaling (2+ GPUs), <results_dir>/07_multigpu_fd.<kind>.json for each other
+# run. figures.py reads them all (its RUN_KINDS lists the kinds in the order they are made here).
 set -euo pipefail
 build_dir=${1:?usage: bench.sh <build_dir> <results_dir>}
 results_dir=${2:?usage: bench.sh <build_dir> <results_dir>}
 prog="$build_dir/07_multigpu_fd/wave_fd"
-out="$results_dir/07_multigpu_fd.json"
 mkdir -p "$results_dir"
-rm -f "$out"
+rm -f "$results_dir"/07_multigpu_fd.json "$results_dir"/07_multigpu_fd.*.json  # no file of an earlier run survives
 export NCCL_NVLS_ENABLE=0   # never NVLink multicast on these machines
 gpus=$(nvidia-smi -L | wc -l)
 echo "07_multigpu_fd: $gpus GPU(s)"
 
-run() {  # run <seconds> <args...>: one invocation, appended to the results file
-  local limit=$1
-  shift
-  timeout "$limit" "$prog" "$@" --json "$out" --json-append
+run() {  # run <kind or ""> <seconds> <args...>: one invocation, one results file
+  local kind=$1 limit=$2
+  shift 2
+  timeout "$limit" "$prog" "$@" --json "$results_dir/07_multigpu_fd${kind:+.$kind}.json"
 }
 
 if [ "$gpus" -lt 2 ]; then
-  run 100 --ladder --nx 16384 --ny 16384 --steps 10 --warmup 1 --reps 5
-  run 30 --nx 2048 --ny 2048 --steps 1500 --warmup 0 --reps 1 --velocity layered --sponge 40 --snapshot "$results_dir/07_snapshot_layered.npy"
-  run 30 --nx 2048 --ny 2048 --steps 1500 --warmup 0 --reps 1 --velocity constant --sponge 40 --snapshot "$results_dir/07_snapshot_constant.npy"
-  run 30 --nx 4099 --ny 3001 --slabs 5 --steps 20 --warmup 0 --reps 2 --check
+  run "" 100 --ladder --nx 16384 --ny 16384 --steps 10 --warmup 1 --reps 5
+  for velocity in layered constant; do
+    run "snapshot_$velocity" 30 --nx 2048 --ny 2048 --steps 1500 --warmup 0 --reps 1 --velocity "$velocity" \
+      --sponge 40 --snapshot "$results_dir/07_snapshot_$velocity.npy"
+  done
+  run slabs 30 --nx 4099 --ny 3001 --slabs 5 --steps 20 --warmup 0 --reps 2 --check
   rm -f "$results_dir"/07_snapshot_*.npy "$results_dir"/07_snapshot_*.npy.json  # embedded in the JSON
 else
-  run 150 --scaling --gpus "$gpus" --nx 16384 --ny 16384 --steps 20 --warmup 1 --reps 5
-  run 30 --nx 4099 --ny 3001 --gpus 2 --slabs 5 --steps 20 --warmup 0 --reps 2 --check
+  run "" 150 --scaling --gpus "$gpus" --nx 16384 --ny 16384 --steps 20 --warmup 1 --reps 5
+  run slabs 30 --nx 4099 --ny 3001 --gpus 2 --slabs 5 --steps 20 --warmup 0 --reps 2 --check
   if ldd "$prog" | grep -q libnccl; then  # the NCCL backend is built only where NCCL was found
-    for overlap in "" "--no-overlap"; do
-      # shellcheck disable=SC2086
-      run 60 --backend nccl --launch "$gpus" --nx 16384 --ny 16384 --steps 20 --warmup 1 --reps 5 --check $overlap
-    done
+    run nccl_overlap 60 --backend nccl --launch "$gpus" --nx 16384 --ny 16384 --steps 20 --warmup 1 --reps 5 --check
+    run nccl_no_overlap 60 --backend nccl --launch "$gpus" --nx 16384 --ny 16384 --steps 20 --warmup 1 --reps 5 \
+      --check --no-overlap
   fi
 fi
-echo "wrote $out"
+echo "wrote $results_dir/07_multigpu_fd*.json"

@@ -2,6 +2,7 @@
 /// \brief Splitting ny rows into slabs along y, and which rows each halo exchange moves where.
 /// Pure host code: the CPU tests check it for thousands of (ny, slabs), and the lab rewrites it.
 #pragma once
+#include <cstddef>
 #include <vector>
 
 namespace wave {
@@ -49,5 +50,13 @@ void validate_decomposition(int ny, int slabs);
 /// The device slab `slab` runs on when `slabs` slabs share `devices` devices: contiguous groups, so
 /// that neighbouring slabs share a device and most copies stay local.
 int device_of_slab(int slab, int slabs, int devices);
+
+/// Device memory a slab of `rows` rows of `nx` cells allocates: three padded fields and its slices of
+/// the coefficient arrays (what Slab's constructor allocates; keep the two in step).
+std::size_t slab_bytes(int nx, int rows);
+
+/// The device memory each of `devices` devices holds when `slabs` slabs of an nx × ny grid share them
+/// (index d: the d-th device of the run). Lets a run that cannot fit be refused before it allocates.
+std::vector<std::size_t> device_bytes(int nx, int ny, int slabs, int devices);
 
 }  // namespace wave

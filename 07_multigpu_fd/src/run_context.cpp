@@ -1,0 +1,113 @@
+// What the runs in one process share: the devices they need, checked before anything is allocated or
+// timed; the facts every results file records; one timed configuration.
+#include <algorithm>
+#include <iostream>
+
+#include "common/check.cuh"
+#include "common/device.cuh"
+#include "common/errors.hpp"
+#include "common/nvtx.hpp"
+#include "common/timing.cuh"
+#include "decomposition.hpp"
+#include "runs.hpp"
+
+namespace wave {
+namespace {
+
+// The most device memory each device of the run holds at any one time (index d: device --device + d).
+std::vector<std::size_t> bytes_needed(const Settings& s) {
+  const Problem& p = s.problem;
+  std::vector<std::size_t> need(static_cast<std::size_t>(s.gpus), 0);
+  const auto at_least = [&](const std::vector<std::size_t>& phase) {
+    for (std::size_t d = 0; d < phase.size(); ++d) need[d] = std::max(need[d], phase[d]);
+  };
+  const std::size_t whole_grid = slab_bytes(p.nx, p.ny);
+  switch (s.mode) {
+    case Mode::run: {
+      std::vector<std::size_t> bytes = device_bytes(p.nx, p.ny, s.slabs, s.gpus);
+      if (s.check) bytes[0] += whole_grid;  // the one-slab reference runs while the slabs still exist
+      at_least(bytes);
+      break;
+    }
+    case Mode::scaling:
+      at_least({whole_grid});  // the reference, made between two measured runs
+      for (int g = 1; g <= s.gpus; ++g) {
+        at_least(device_bytes(p.nx, p.ny, g, g));
+        at_least(device_bytes(p.nx, p.ny * g, g, g));
+      }
+      break;
+    default:
+      at_least({whole_grid});
+  }
+  return need;
+}
+
+void check_memory(const Settings& s) {
+  const std::vector<std::size_t> need = bytes_needed(s);
+  for (int d = 0; d < s.gpus; ++d) {
+    const course::DeviceInfo info = course::query_device(s.common.device + d);
+    const std::size_t bytes = need[static_cast<std::size_t>(d)];
+    if (bytes > info.global_mem_bytes)
+      throw course::UsageError("the grid needs " + course::format_bytes(static_cast<double>(bytes)) + " on GPU " +
+                               std::to_string(info.index) + ", which has " +
+                               course::format_bytes(static_cast<double>(info.global_mem_bytes)) +
+                               ": use a smaller grid or more GPUs");
+  }
+}
+
+}  // namespace
+
+void RunContext::add_peer_lines(const std::vector<std::string>& lines) {
+  for (const auto& line : lines)
+    if (std::find(peer_lines.begin(), peer_lines.end(), line) == peer_lines.end()) peer_lines.push_back(line);
+}
+
+std::pair<Measurement, std::vector<float>> RunContext::measure(const std::string& table, const Variant& v,
+                                                               const Problem& p, int gpus, int slabs, bool overlap) {
+  course::NvtxRange range((table + " " + v.name).c_str());
+  SlabSolver solver({p, slabs, gpus, overlap, &v, settings.common.device});
+  add_peer_lines(solver.peer_report());
+  Measurement m{table, v.name, "single", p.nx, p.ny, gpus, slabs, overlap,
+                time_solver(solver, settings.steps, settings.common.timing), {}, {}};
+  return {m, slabs > 1 || gpus > 1 ? solver.gather() : std::vector<float>{}};
+}
+
+void require_any_device() {
+  if (course::usable_device_count() == 0)
+    throw course::NoDeviceError("no usable CUDA device (this program needs an NVIDIA GPU)");
+}
+
+void record_setup(const Settings& s, course::ResultsFile& results, const course::DeviceInfo& device,
+                  double ceiling_gbs, int gpus_present) {
+  const Problem& p = s.problem;
+  results.set_device(device);
+  results.config() = {{"nx", p.nx},          {"ny", p.ny},     {"steps", s.steps}, {"velocity", to_string(p.model)},
+                      {"sponge", p.sponge_width}, {"dt_s", p.dt_s}, {"courant", p.courant},
+                      {"warmup", s.common.timing.warmup}, {"reps", s.common.timing.reps}};
+  results.extra()["copy_bandwidth_gbs"] = ceiling_gbs;
+  results.extra()["bytes_per_cell"] = bytes_per_cell;
+  results.extra()["gpus_present"] = gpus_present;
+}
+
+RunContext open_devices(const Settings& s, course::RunReport& report) {
+  const course::DeviceInfo info = course::require_device(s.common.device);
+  int present = 0;
+  CUDA_CHECK(cudaGetDeviceCount(&present));
+  if (s.common.device + s.gpus > present)
+    throw course::UsageError("asked for " + std::to_string(s.gpus) + " GPU(s) from device " +
+                             std::to_string(s.common.device) + " but " + std::to_string(present) + " are present");
+  check_memory(s);
+
+  course::print_device_header(report.info(), info);
+  RunContext ctx{s, report, 0.0, {}, {}};
+  ctx.ceiling_gbs = course::measure_copy_bandwidth_gbs();
+  const Problem& p = s.problem;
+  report.info() << "grid " << p.nx << " x " << p.ny << ", " << to_string(p.model) << " velocity, v_max·dt/h = "
+                << course::format_fixed(p.courant, 3) << " (limit " << course::format_fixed(courant_limit(), 4)
+                << "), sponge " << p.sponge_width << ", copy ceiling " << course::format_fixed(ctx.ceiling_gbs, 0)
+                << " GB/s, roofline counts " << bytes_per_cell << " bytes per cell\n";
+  record_setup(s, report.results(), info, ctx.ceiling_gbs, present);
+  return ctx;
+}
+
+}  // namespace wave

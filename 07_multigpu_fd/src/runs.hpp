@@ -1,0 +1,64 @@
+/// \file runs.hpp
+/// \brief The runs wave_fd makes. Each records its rows once, in the report's tables; the report prints
+/// them and writes the results file at the end (course::RunReport::finish).
+#pragma once
+#include <optional>
+#include <utility>
+#include <string>
+#include <vector>
+
+#include "common/device_info.hpp"
+#include "common/report.hpp"
+#include "measurement.hpp"
+#include "options.hpp"
+
+namespace wave {
+
+/// What the runs in this process share.
+struct RunContext {
+  const Settings& settings;
+  course::RunReport& report;
+  double ceiling_gbs = 0;                ///< measured copy bandwidth of the first device (read + write)
+  std::vector<std::string> peer_lines;   ///< one per neighbouring device pair, each once
+  std::vector<std::string> notes;        ///< printed after the tables
+
+  /// Adds the solver's peer-access lines not seen yet.
+  void add_peer_lines(const std::vector<std::string>& lines);
+
+  /// Times `slabs` slabs of `p` on `gpus` GPUs with `v` (--steps, --warmup, --reps); returns the
+  /// measurement and, for a decomposed run, the field it ends with (for the bit-for-bit check).
+  std::pair<Measurement, std::vector<float>> measure(const std::string& table, const Variant& v, const Problem& p,
+                                                     int gpus, int slabs, bool overlap);
+};
+
+/// Throws course::NoDeviceError (exit 77) when no CUDA device can be used. Creates no context, so a
+/// launcher may call it before starting its ranks.
+void require_any_device();
+
+/// For the runs in this process: takes --device (exit 77 without a GPU), refuses (exit 2) more GPUs
+/// than present or a grid that does not fit their memory, prints the device header and the problem,
+/// measures the copy ceiling, and records device, config and ceiling in the results file.
+RunContext open_devices(const Settings& s, course::RunReport& report);
+
+/// What every results file of this chapter records about the run (config, bytes per cell, ceiling).
+void record_setup(const Settings& s, course::ResultsFile& results, const course::DeviceInfo& device,
+                  double ceiling_gbs, int gpus_present);
+
+/// Every selected kernel on one GPU, one slab (table "ladder"); notes the best rung against 85% of
+/// the roofline. Returns true (nothing is compared).
+bool run_ladder(RunContext& ctx);
+
+/// Strong scaling (the same grid on 1 … gpus GPUs, each checked bit for bit against one GPU) and weak
+/// scaling (ny × g rows on g GPUs), with and without overlap (tables "strong" and "weak"). Returns
+/// whether every check held.
+bool run_scaling(RunContext& ctx);
+
+/// One configuration (table "run"), optionally checked against one GPU and snapshotted. Returns
+/// whether the check held (true without --check).
+bool run_slabs(RunContext& ctx);
+
+/// This process as one NCCL rank (table "nccl" on rank 0). Returns nothing on the other ranks (they
+/// report nothing), else whether the check held.
+std::optional<bool> run_nccl(const Settings& s, course::RunReport& report);
+
+}  // namespace wave
