@@ -7,7 +7,11 @@ For each chapter folder NN_topic with a figures.py, loads every results/<gpu>/NN
         <!-- BEGIN generated:NAME -->
         ...
         <!-- END generated:NAME -->
-    in the chapter's README.md, which is rewritten in place.
+    in the chapter's README.md, which is rewritten in place, and
+  - values(results) (optional) gives the text of each inline value
+        <!-- value:NAME -->1.72x<!-- /value -->
+    so that a measured number in lesson prose is generated too, never typed.
+--check also fails when a page references an image (\image html NAME) that docs/images lacks.
 
     python3 scripts/make_figures.py            # redraw plots, rewrite tables
     python3 scripts/make_figures.py --check    # fail if a README block differs from the results (CI)
@@ -24,6 +28,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 BLOCK = re.compile(r"(<!-- BEGIN generated:([\w.-]+) -->\n)(.*?)(<!-- END generated:\2 -->)", re.S)
+VALUE = re.compile(r"(<!-- value:([\w.-]+) -->)(.*?)(<!-- /value -->)", re.S)
+IMAGE = re.compile(r"^\\image html ([\w.-]+)", re.M)
 
 
 def load_results(chapter: str) -> dict[str, dict]:
@@ -42,8 +48,9 @@ def load_module(path: Path):
     return module
 
 
-def rewrite(readme: Path, blocks: dict[str, str]) -> tuple[str, list[str]]:
-    """Returns the new README text and the names of blocks the README has but tables() did not give."""
+def rewrite(readme: Path, blocks: dict[str, str], values: dict[str, str]) -> tuple[str, list[str]]:
+    """Returns the new README text and the names of blocks or values the README has but the chapter's
+    figures.py did not give."""
     text = readme.read_text()
     missing = []
 
@@ -55,7 +62,24 @@ def rewrite(readme: Path, blocks: dict[str, str]) -> tuple[str, list[str]]:
         body = blocks[name].rstrip("\n") + "\n"
         return m.group(1) + body + m.group(4)
 
-    return BLOCK.sub(fill, text), missing
+    def fill_value(m: re.Match) -> str:
+        name = m.group(2)
+        if name not in values:
+            missing.append(f"value:{name}")
+            return m.group(0)
+        return m.group(1) + values[name] + m.group(4)
+
+    return VALUE.sub(fill_value, BLOCK.sub(fill, text)), missing
+
+
+def missing_images(pages: list[Path], images: Path) -> list[str]:
+    """Every \\image html NAME in the pages whose file is not in docs/images."""
+    out = []
+    for page in pages:
+        for name in IMAGE.findall(page.read_text()):
+            if not (images / name).is_file():
+                out.append(f"{page.relative_to(ROOT)}: {name}")
+    return out
 
 
 def main() -> int:
@@ -87,9 +111,10 @@ def main() -> int:
             for name in module.plots(results, images):
                 print(f"{chapter.name}: drew docs/images/{name}")
         readme = chapter / "README.md"
-        new_text, missing = rewrite(readme, module.tables(results))
+        values = module.values(results) if hasattr(module, "values") else {}
+        new_text, missing = rewrite(readme, module.tables(results), values)
         for name in missing:
-            print(f"{chapter.name}: README block '{name}' has no table from figures.py", file=sys.stderr)
+            print(f"{chapter.name}: README '{name}' is not given by figures.py", file=sys.stderr)
             stale.append(f"{chapter.name}:{name}")
         if new_text != readme.read_text():
             if args.check:
@@ -99,6 +124,10 @@ def main() -> int:
             else:
                 readme.write_text(new_text)
                 print(f"{chapter.name}: rewrote README.md tables")
+    pages = [c / "README.md" for c in chapters] + sorted((ROOT / "docs").glob("*.md"))
+    for ref in missing_images([p for p in pages if p.is_file()], images):
+        print(f"missing image: {ref}", file=sys.stderr)
+        stale.append(ref)
     if stale:
         return 1
     print(f"checked {len(chapters)} chapter(s): tables match results" if args.check else "done")
