@@ -1,13 +1,13 @@
 """Chapter 05's generated README blocks: the whole ladder (beside the book's K80 figures), the
 targets (fastest rung vs CUB, % of copy bandwidth), the Nsight Compute table, and two plots (time per
-kernel; bandwidth vs size). Shared code: 03_reduce_divergence/ladder_figures.py."""
+kernel; bandwidth vs size). Shared code: reduce_ladder/ladder_figures.py."""
 from __future__ import annotations
 
 import importlib.util
 from pathlib import Path
 
 _spec = importlib.util.spec_from_file_location(
-    "ladder_figures_05", Path(__file__).parent.parent / "03_reduce_divergence" / "ladder_figures.py")
+    "ladder_figures", Path(__file__).resolve().parent.parent / "reduce_ladder" / "ladder_figures.py")
 ladder = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(ladder)
 

@@ -1,7 +1,7 @@
 // Chapter 03: the neighbored pair tree (the book's reduceNeighbored / reduceNeighboredLess).
 // One kernel, two rules for "which thread adds which pair": the whole difference is divergence.
 #include "common/check.cuh"
-#include "reduce_device.cuh"
+#include "reduce_ladder/device.cuh"
 #include "reduce_divergence.hpp"
 // src/neighbored_less_slot.cuh, or lab/neighbored_less_slot.cuh in lab mode (see CMakeLists.txt).
 #include REDUCE_NEIGHBORED_LESS_SLOT_HEADER

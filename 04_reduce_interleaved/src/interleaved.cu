@@ -1,6 +1,6 @@
 // Chapter 04: the interleaved pair tree (the book's reduceInterleaved, Harris' "sequential addressing").
 #include "common/check.cuh"
-#include "reduce_device.cuh"
+#include "reduce_ladder/device.cuh"
 #include "reduce_interleaved.hpp"
 // src/interleaved_pair.cuh, or lab/interleaved_pair.cuh in lab mode (see CMakeLists.txt).
 #include REDUCE_INTERLEAVED_PAIR_HEADER

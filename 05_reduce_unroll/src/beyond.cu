@@ -4,7 +4,7 @@
 #include <cstdint>
 
 #include "common/check.cuh"
-#include "reduce_device.cuh"
+#include "reduce_ladder/device.cuh"
 #include "reduce_unroll.hpp"
 #include "unroll_load.cuh"
 

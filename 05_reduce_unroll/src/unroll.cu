@@ -3,7 +3,7 @@
 #include <stdexcept>
 
 #include "common/check.cuh"
-#include "reduce_device.cuh"
+#include "reduce_ladder/device.cuh"
 #include "reduce_unroll.hpp"
 #include "unroll_load.cuh"
 // src/warp_tail.cuh, or lab/warp_tail.cuh in lab mode (see CMakeLists.txt).

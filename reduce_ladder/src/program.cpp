@@ -12,7 +12,7 @@
 #include "common/nvtx.hpp"
 #include "common/report.hpp"
 #include "common/timing.cuh"
-#include "reduce_ladder.hpp"
+#include "reduce_ladder/program.hpp"
 
 namespace reduce {
 

@@ -14,7 +14,8 @@
 
 #include "common/buffers.cuh"
 #include "common/device.cuh"
-#include "reduce_ladder.hpp"
+#include "reduce_ladder/ladder.hpp"
+#include "reduce_ladder/program.hpp"
 
 namespace reduce::checks {
 

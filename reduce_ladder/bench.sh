@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The reduction ladder's benchmark (chapters 03, 04 and 05), on the GPU machine after the build:
 #
-#   bash 05_reduce_unroll/bench.sh BUILD_DIR RESULTS_DIR
+#   bash reduce_ladder/bench.sh BUILD_DIR RESULTS_DIR
 #
 # Writes RESULTS_DIR/03_reduce_divergence.json, 04_reduce_interleaved.json and 05_reduce_unroll.json
 # (the whole ladder at 2^16 … 2^28 ints with CUB, plus the Nsight Compute table in extra.ncu).
@@ -10,7 +10,7 @@ set -euo pipefail
 build=$(cd "$1" && pwd)
 results=$2
 mkdir -p "$results"
-here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$(dirname "$0")/.." && pwd)
 
 echo "== 03_reduce_divergence"
 "$build/03_reduce_divergence/reduce_divergence" --n 2^24,2^28 --block 512 --json "$results/03_reduce_divergence.json"
@@ -23,7 +23,7 @@ echo "== 05_reduce_unroll"
 if command -v ncu >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/ncu ]; then
   echo "== Nsight Compute (2^24, block 512)"
   csv=$(mktemp /tmp/reduce_ncu.XXXXXX.csv)
-  if timeout 150 bash "$here/profile.sh" "$build" "$csv" "$results/05_reduce_unroll.json"; then
+  if timeout 150 bash "$root/05_reduce_unroll/profile.sh" "$build" "$csv" "$results/05_reduce_unroll.json"; then
     echo "profiler table merged into $results/05_reduce_unroll.json (extra.ncu)"
   else
     echo "WARNING: Nsight Compute failed; 05_reduce_unroll.json has no profiler table" >&2

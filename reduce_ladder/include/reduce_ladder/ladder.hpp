@@ -1,7 +1,7 @@
-/// \file reduce_ladder.hpp
-/// \brief The reduction ladder's shared host API (chapters 03, 04 and 05): a rung of the ladder is a
-/// Variant (data, not a switch), every launcher has the same signature, and partial sums are always
-/// finished on the device.
+/// \file ladder.hpp
+/// \brief The reduction ladder's shared host API (the three reduction chapters link it): a rung of the
+/// ladder is a Variant (data, not a switch), every launcher has the same signature, and partial sums
+/// are always finished on the device.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -101,27 +101,5 @@ struct FloatReference {
   long double sum_abs = 0;
 };
 FloatReference reference_sum(std::span<const float> values);
-
-/// A chapter program: the rungs of one or more chapters' tables, walked in order as one ladder.
-struct LadderProgram {
-  const char* chapter;      ///< results file chapter name, e.g. "05_reduce_unroll"
-  const char* description;  ///< --help text
-  std::vector<std::span<const Variant>> tables;
-};
-
-/// The whole program (CLI → validation → device → reference-checked timings → table/JSON), shared by
-/// chapters 03, 04 and 05. Bad input throws UsageError before the GPU is touched.
-int run_ladder_program(const LadderProgram& program, int argc, char** argv);
-
-/// Parsed and validated command line of a ladder program (exposed for the CPU tests).
-struct LadderOptions {
-  std::vector<std::size_t> sizes;
-  unsigned block = 512;
-  std::vector<std::string> only;
-};
-/// Validates sizes (parse_count, n ≥ 1), block (validate_block) and --only names against `variants`.
-LadderOptions validate_ladder_options(const std::vector<std::string>& sizes, long long block,
-                                      const std::vector<std::string>& only,
-                                      std::span<const Variant> variants);
 
 }  // namespace reduce

@@ -1,6 +1,6 @@
 // The ladder's shared host side: workspace, the device-side finish of two-pass rungs, validation,
 // deterministic data and the CPU references.
-#include "reduce_ladder.hpp"
+#include "reduce_ladder/ladder.hpp"
 
 #include <cmath>
 #include <stdexcept>
@@ -8,7 +8,7 @@
 
 #include "common/check.cuh"
 #include "common/errors.hpp"
-#include "reduce_device.cuh"
+#include "reduce_ladder/device.cuh"
 
 namespace reduce {
 
