@@ -39,6 +39,10 @@ LaunchShape blocks_covering(std::size_t n, unsigned block, std::size_t elements_
   return {static_cast<unsigned>(grid), block};
 }
 
+LaunchShape one_element_per_thread(std::size_t n, unsigned block, int /*sm_count*/) {
+  return blocks_covering(n, block, block);
+}
+
 namespace {
 constexpr unsigned finish_block = 1024;
 

@@ -57,11 +57,11 @@ using ShapeFn = LaunchShape (*)(std::size_t n, unsigned block, int sm_count);
 /// Scratch bytes a rung needs for n elements in `shape` (nullptr: one 64-bit partial per block).
 using ScratchFn = std::size_t (*)(std::size_t n, LaunchShape shape);
 
-/// One rung of the ladder.
+/// One rung of the ladder (course::select_variants and friends walk a table of them).
 struct Variant {
-  const char* name;          ///< our name, used in tables, tests, --only and the lesson
-  const char* book_name;     ///< the source's name (crosswalk), e.g. "reduceNeighbored"
+  const char* name;          ///< our name, used in tables, tests, --variants and the lesson
   const char* teaches;       ///< what this rung teaches, one line
+  const char* book_name;     ///< the source's name (crosswalk), e.g. "reduceNeighbored"
   const char* grid_formula;  ///< how the grid is sized, as text for the docs
   ShapeFn shape;
   SumIntFn sum_int;
@@ -82,6 +82,9 @@ constexpr std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1
 /// One block per `elements_per_block` elements: the book's grid formula. Throws UsageError when the
 /// grid would exceed the device limit (2^31 - 1 blocks).
 LaunchShape blocks_covering(std::size_t n, unsigned block, std::size_t elements_per_block);
+
+/// One element per thread, ceil(n / block) blocks: the grid of the rungs that load one element each.
+LaunchShape one_element_per_thread(std::size_t n, unsigned block, int sm_count);
 
 /// Sums `count` per-block partials on the device into `*result` with one block of 1024 threads (the
 /// second, tiny launch of every two-pass rung). Instantiated for long long and float.
