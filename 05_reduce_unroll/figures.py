@@ -1,16 +1,21 @@
 """Chapter 05's generated README blocks: the whole ladder (beside the book's K80 figures), the
 targets (fastest rung vs CUB, % of copy bandwidth), the Nsight Compute table, and two plots (time per
-kernel; bandwidth vs size). Shared code: 03_reduce_divergence/ladder_figures.py."""
+kernel; bandwidth vs size). Shared code: reduce_ladder/ladder_figures.py.
+
+The profiler table comes from its own results file, results/<gpu>/05_reduce_unroll_profile.json
+(written by profile.sh from the ncu CSV), beside the timings in results/<gpu>/05_reduce_unroll.json.
+"""
 from __future__ import annotations
 
-import importlib.util
+import json
+import runpy
 from pathlib import Path
+from types import SimpleNamespace
 
-_spec = importlib.util.spec_from_file_location(
-    "ladder_figures_05", Path(__file__).parent.parent / "03_reduce_divergence" / "ladder_figures.py")
-ladder = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(ladder)
+ladder = SimpleNamespace(**runpy.run_path(str(Path(__file__).resolve().parents[1] / "reduce_ladder" / "ladder_figures.py")))
 
+RESULTS = Path(__file__).resolve().parents[1] / "results"
+PROFILE = "05_reduce_unroll_profile.json"
 TIME_PLOT = "reduce_unroll_time.png"
 BANDWIDTH_PLOT = "reduce_unroll_bandwidth.png"
 CUB = "cub_device_reduce"
@@ -37,11 +42,17 @@ def fmt(value, digits=1, suffix=""):
     return "n/a" if value is None else f"{value:,.{digits}f}{suffix}"
 
 
-def ncu_table(slug: str, doc: dict) -> str:
-    ncu = (doc.get("extra") or {}).get("ncu")
+def load_profile(slug: str) -> dict | None:
+    """The profiler results file of one GPU, or None where profile.sh has not run there."""
+    path = RESULTS / slug / PROFILE
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def ncu_table(slug: str, profile: dict | None) -> str:
+    ncu = (profile or {}).get("ncu")
     if not ncu:
         return f"*{slug}: no profiler table in the committed results (ncu did not run).*\n"
-    out = [f"**{doc.get('device', {}).get('name', slug)}**, n = {ladder.size_label(ncu['n'])}, block {ncu['block']}, "
+    out = [f"**{profile.get('device', {}).get('name', slug)}**, n = {ladder.size_label(ncu['n'])}, block {ncu['block']}, "
            f"`{ncu['tool']}`:\n",
            "| kernel | gld eff. % | gst eff. % | sectors/request | branch eff. % | divergent branches | "
            "shared ld conflicts | shared st conflicts | instructions (M) | occupancy % |",
@@ -62,7 +73,7 @@ def tables(results: dict[str, dict]) -> dict[str, str]:
     return {
         "results": ladder.all_tables(results),
         "target": "\n".join(target_table(s, results[s]) for s in slugs),
-        "ncu": "\n".join(ncu_table(s, results[s]) for s in slugs),
+        "ncu": "\n".join(ncu_table(s, load_profile(s)) for s in slugs),
         "plots": f"\\image html {TIME_PLOT}\n\n\\image html {BANDWIDTH_PLOT}\n",
     }
 

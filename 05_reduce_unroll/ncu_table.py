@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
-"""Turns profile.sh's Nsight Compute CSV into the chapter's profiler table and merges it into the
-results JSON ("extra" -> "ncu").
+"""Turns profile.sh's Nsight Compute CSV into the chapter's profiler results file.
 
-    python3 ncu_table.py CSV --merge RESULTS_JSON   # writes RESULTS_JSON["extra"]["ncu"]
-    python3 ncu_table.py CSV --names a,b,c           # prints the table (names in launch order)
+    python3 ncu_table.py CSV --run RUN_JSON --out PROFILE_JSON   # writes PROFILE_JSON
+    python3 ncu_table.py CSV --names a,b,c                        # prints the table (names in launch order)
+    python3 ncu_table.py --metrics                                # the metric list profile.sh gives ncu
 
-profile.sh runs the program with --reps 1 --warmup 0 under `ncu -k regex:...`, which keeps only the
-rungs' main kernels (not the small finishing launch, not CUB's single-tile pass): each rung then
-launches its kernel twice (the checked run, the timed run), in table order. Launch 2i+1 is rung i.
+profile.sh runs the program with --reps 1 --warmup 0 --json RUN_JSON under `ncu -k regex:...`, which
+keeps only the rungs' main kernels (not the small finishing launch, not CUB's single-tile pass): each
+rung then launches its kernel twice (the checked run, the timed run), in table order. Launch 2i+1 is
+rung i. RUN_JSON, the profiled run's own results file, gives the rung order, n, block and the device,
+so the profile file stands on its own: results/<gpu>/05_reduce_unroll_profile.json, read by figures.py.
 """
 from __future__ import annotations
 
@@ -64,33 +66,49 @@ def parse(csv_path: Path, names: list[str]) -> list[dict]:
     return table
 
 
+def profile_document(run: dict, table: list[dict]) -> dict:
+    """The profile results file: the profiled run's device and provenance, and the counters per rung."""
+    config = run.get("config") or {}
+    return {
+        "schema": "cuda-lessons/profile/v1",
+        "chapter": run.get("chapter"),
+        **{key: run.get(key) for key in ("device", "toolkit", "driver", "date", "commit", "command_line")},
+        "ncu": {"n": config["sizes"][0], "block": config["block"], "tool": "ncu --clock-control none",
+                "metrics": {m: {"column": c, "meaning": d} for m, (c, d) in METRICS.items()},
+                "kernels": table},
+    }
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("csv", type=Path)
-    ap.add_argument("--merge", type=Path, help="results JSON: rung order from its rows at --n, table into extra.ncu")
-    ap.add_argument("--names", help="comma-separated rung names in launch order (instead of --merge)")
-    ap.add_argument("--n", type=int, default=1 << 24)
-    ap.add_argument("--block", type=int, default=512)
+    ap.add_argument("csv", type=Path, nargs="?", help="ncu --csv --page raw output")
+    ap.add_argument("--run", type=Path, help="the profiled run's results file (rung order, n, block, device)")
+    ap.add_argument("--out", type=Path, help="with --run: the profile results file to write")
+    ap.add_argument("--names", help="comma-separated rung names in launch order (instead of --run)")
+    ap.add_argument("--metrics", action="store_true", help="print the metrics for ncu --metrics and exit")
     args = ap.parse_args()
-    if args.merge:
-        doc = json.loads(args.merge.read_text())
-        names = [r["kernel"] for r in doc["rows"] if r["n"] == args.n]
+    if args.metrics:
+        print(",".join(METRICS))
+        return
+    if not args.csv or bool(args.run) == bool(args.names) or bool(args.out) != bool(args.run):
+        ap.error("give CSV and either --run RUN_JSON --out PROFILE_JSON or --names")
+    if args.run:
+        run = json.loads(args.run.read_text())
+        sizes = (run.get("config") or {}).get("sizes") or []
+        if len(sizes) != 1:
+            sys.exit(f"ncu_table: the profiled run must have exactly one size, not {sizes}")
+        names = [r["kernel"] for r in run["rows"] if r["n"] == sizes[0]]
     else:
         names = args.names.split(",")
     table = parse(args.csv, names)
     for t in table:
         print(f'{t["kernel"]:22} gld {t["gld_efficiency_pct"]}%  branch {t["branch_efficiency_pct"]}%  '
               f'divergent {t["divergent_branches"]}  conflicts ld/st {t["shared_ld_conflicts"]}/{t["shared_st_conflicts"]}')
-    if args.merge:
-        doc.setdefault("extra", {})
-        if doc["extra"] is None:
-            doc["extra"] = {}
-        doc["extra"]["ncu"] = {"n": args.n, "block": args.block, "tool": "ncu --clock-control none",
-                               "metrics": {m: {"column": c, "meaning": d} for m, (c, d) in METRICS.items()},
-                               "kernels": table}
-        tmp = args.merge.with_suffix(".tmp")
-        tmp.write_text(json.dumps(doc, indent=2) + "\n")
-        tmp.replace(args.merge)
+    if args.run:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = args.out.with_suffix(".tmp")  # written whole, then renamed: never a torn results file
+        tmp.write_text(json.dumps(profile_document(run, table), indent=2) + "\n")
+        tmp.replace(args.out)
 
 
 if __name__ == "__main__":

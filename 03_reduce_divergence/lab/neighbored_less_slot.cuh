@@ -18,7 +18,7 @@
 ///   - the GPU sums of both rungs against the CPU on awkward sizes (needs a GPU).
 #pragma once
 
-#include "host_device.hpp"
+#include "reduce_ladder/host_device.hpp"
 
 namespace reduce {
 

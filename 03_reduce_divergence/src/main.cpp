@@ -1,6 +1,7 @@
 // Chapter 03 · divergence: the neighbored tree with and without warp divergence.
 #include "common/errors.hpp"
 #include "reduce_divergence.hpp"
+#include "reduce_ladder/program.hpp"
 
 namespace {
 int run(int argc, char** argv) {

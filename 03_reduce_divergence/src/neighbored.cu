@@ -1,8 +1,8 @@
 // Chapter 03: the neighbored pair tree (the book's reduceNeighbored / reduceNeighboredLess).
 // One kernel, two rules for "which thread adds which pair": the whole difference is divergence.
-#include "common/check.cuh"
-#include "reduce_device.cuh"
 #include "reduce_divergence.hpp"
+#include "reduce_ladder/device.cuh"
+#include "reduce_ladder/two_pass.cuh"
 // src/neighbored_less_slot.cuh, or lab/neighbored_less_slot.cuh in lab mode (see CMakeLists.txt).
 #include REDUCE_NEIGHBORED_LESS_SLOT_HEADER
 
@@ -50,29 +50,23 @@ __global__ void neighbored_kernel(const T* input, std::size_t n, accumulator_t<T
 }
 // [neighbored_kernel]
 
+// The tree takes one accumulator of shared memory per thread; the partials are finished on the
+// device (two_pass.cuh).
 template <class T, class Rule>
 void launch_neighbored(const T* input, std::size_t n, accumulator_t<T>* result, LaunchShape shape,
                        Workspace& workspace, cudaStream_t stream) {
-  using Acc = accumulator_t<T>;
-  Acc* partials = workspace.partials<Acc>(shape.grid);
-  neighbored_kernel<T, Rule><<<shape.grid, shape.block, shape.block * sizeof(Acc), stream>>>(input, n, partials);
-  CUDA_CHECK_LAUNCH();
-  launch_sum_partials(partials, shape.grid, result, stream);
-}
-
-LaunchShape one_element_per_thread(std::size_t n, unsigned block, int /*sm_count*/) {
-  return blocks_covering(n, block, block);
+  launch_two_pass<T>(neighbored_kernel<T, Rule>, input, n, result, shape, shape.block * sizeof(accumulator_t<T>),
+                     workspace, stream);
 }
 
 // [divergence_variants]
 const Variant divergence_table[] = {
-    {"neighbored", "reduceNeighbored (Harris reduce0, blog reduce0)",
-     "divergence: tid % (2*stride) keeps a few lanes of every warp busy", "ceil(n / block)",
-     one_element_per_thread, launch_neighbored<int, NeighboredRule>, launch_neighbored<float, NeighboredRule>},
-    {"neighbored_less", "reduceNeighboredLess (Harris reduce1, blog reduce1)",
-     "no divergence: pair k goes to thread k, whole warps idle together", "ceil(n / block)",
-     one_element_per_thread, launch_neighbored<int, NeighboredLessRule>,
-     launch_neighbored<float, NeighboredLessRule>},
+    {"neighbored", "divergence: tid % (2*stride) keeps a few lanes of every warp busy",
+     "reduceNeighbored (Harris reduce0, blog reduce0)", "ceil(n / block)", one_element_per_thread,
+     launch_neighbored<int, NeighboredRule>, launch_neighbored<float, NeighboredRule>},
+    {"neighbored_less", "no divergence: pair k goes to thread k, whole warps idle together",
+     "reduceNeighboredLess (Harris reduce1, blog reduce1)", "ceil(n / block)", one_element_per_thread,
+     launch_neighbored<int, NeighboredLessRule>, launch_neighbored<float, NeighboredLessRule>},
 };
 // [divergence_variants]
 

@@ -3,7 +3,7 @@
 /// divergence. This is the file the chapter's lab replaces (lab/neighbored_less_slot.cuh).
 #pragma once
 
-#include "host_device.hpp"
+#include "reduce_ladder/host_device.hpp"
 
 namespace reduce {
 

@@ -17,7 +17,7 @@
 ///   - the GPU sums against the CPU on awkward sizes (needs a GPU).
 #pragma once
 
-#include "host_device.hpp"
+#include "reduce_ladder/host_device.hpp"
 
 namespace reduce {
 

@@ -1,7 +1,7 @@
 // Chapter 04: the interleaved pair tree (the book's reduceInterleaved, Harris' "sequential addressing").
-#include "common/check.cuh"
-#include "reduce_device.cuh"
 #include "reduce_interleaved.hpp"
+#include "reduce_ladder/device.cuh"
+#include "reduce_ladder/two_pass.cuh"
 // src/interleaved_pair.cuh, or lab/interleaved_pair.cuh in lab mode (see CMakeLists.txt).
 #include REDUCE_INTERLEAVED_PAIR_HEADER
 
@@ -29,24 +29,19 @@ __global__ void interleaved_kernel(const T* input, std::size_t n, accumulator_t<
 }
 // [interleaved_kernel]
 
+// The tree takes one accumulator of shared memory per thread; the partials are finished on the
+// device (two_pass.cuh).
 template <class T>
 void launch_interleaved(const T* input, std::size_t n, accumulator_t<T>* result, LaunchShape shape,
                         Workspace& workspace, cudaStream_t stream) {
-  using Acc = accumulator_t<T>;
-  Acc* partials = workspace.partials<Acc>(shape.grid);
-  interleaved_kernel<T><<<shape.grid, shape.block, shape.block * sizeof(Acc), stream>>>(input, n, partials);
-  CUDA_CHECK_LAUNCH();
-  launch_sum_partials(partials, shape.grid, result, stream);
-}
-
-LaunchShape one_element_per_thread(std::size_t n, unsigned block, int /*sm_count*/) {
-  return blocks_covering(n, block, block);
+  launch_two_pass<T>(interleaved_kernel<T>, input, n, result, shape, shape.block * sizeof(accumulator_t<T>),
+                     workspace, stream);
 }
 
 const Variant interleaved_table[] = {
-    {"interleaved", "reduceInterleaved (Harris reduce2, blog reduce2)",
-     "sequential addressing: busy threads contiguous, conflict-free shared reads", "ceil(n / block)",
-     one_element_per_thread, launch_interleaved<int>, launch_interleaved<float>},
+    {"interleaved", "sequential addressing: busy threads contiguous, conflict-free shared reads",
+     "reduceInterleaved (Harris reduce2, blog reduce2)", "ceil(n / block)", one_element_per_thread,
+     launch_interleaved<int>, launch_interleaved<float>},
 };
 
 }  // namespace

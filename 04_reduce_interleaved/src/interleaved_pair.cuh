@@ -3,7 +3,7 @@
 /// chapter's lab replaces (lab/interleaved_pair.cuh).
 #pragma once
 
-#include "host_device.hpp"
+#include "reduce_ladder/host_device.hpp"
 
 namespace reduce {
 

@@ -3,7 +3,7 @@
 #pragma once
 #include <span>
 
-#include "reduce_ladder.hpp"
+#include "reduce_ladder/ladder.hpp"
 
 namespace reduce {
 

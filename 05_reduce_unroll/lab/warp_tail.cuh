@@ -13,7 +13,7 @@
 ///   (a) keep shared memory, drop `volatile`, and separate every read from the writes that follow it
 ///       (and every write from the reads that follow it) with __syncwarp();
 ///   (b) read s[lane] + s[lane + 32] into a register and finish with __shfl_down_sync (see
-///       warp_sum() in 03_reduce_divergence/src/reduce_device.cuh).
+///       warp_sum() in reduce_ladder/include/reduce_ladder/device.cuh).
 /// Graded by: ctest --test-dir build-lab -L lab
 ///   - reduce_unroll.lab_racecheck: compute-sanitizer --tool racecheck on the three rungs that call
 ///     warp_tail (unroll8_last_warp, unroll8_complete, unroll8_templated) must report no hazard;

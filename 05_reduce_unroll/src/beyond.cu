@@ -4,7 +4,7 @@
 #include <cstdint>
 
 #include "common/check.cuh"
-#include "reduce_device.cuh"
+#include "reduce_ladder/device.cuh"
 #include "reduce_unroll.hpp"
 #include "unroll_load.cuh"
 
@@ -148,17 +148,17 @@ LaunchShape persistent_shape(std::size_t n, unsigned block, int sm_count) {
 // [beyond_variants]
 constexpr const char* persistent_grid = "min(SMs * resident blocks/SM, ceil(n / (4*block)))";
 const Variant beyond_table[] = {
-    {"shuffle_unroll8", "(past the book; NVIDIA sample reduce6/7 idea)",
-     "warp shuffles replace the shared tree: one barrier per block", "ceil(n / (8*block))", eight_per_thread,
+    {"shuffle_unroll8", "warp shuffles replace the shared tree: one barrier per block",
+     "(past the book; NVIDIA sample reduce6/7 idea)", "ceil(n / (8*block))", eight_per_thread,
      launch_shuffle_unroll8<int>, launch_shuffle_unroll8<float>},
-    {"int4_grid_stride", "(past the book)", "persistent grid + 16-byte loads; still two launches", persistent_grid,
+    {"int4_grid_stride", "persistent grid + 16-byte loads; still two launches", "(past the book)", persistent_grid,
      persistent_shape<1, false, 0>, launch_persistent<int, 1, false>, launch_persistent<float, 1, false>},
-    {"single_pass_x4", "(past the book)", "one launch: last block finishes; 4 x 16 B in flight per thread",
+    {"single_pass_x4", "one launch: last block finishes; 4 x 16 B in flight per thread", "(past the book)",
      persistent_grid, persistent_shape<4, true, 0>, launch_persistent<int, 4, true>,
      launch_persistent<float, 4, true>},
-    {"single_pass_x8", "(past the book)", "one launch; 8 x 16 B in flight per thread", persistent_grid,
+    {"single_pass_x8", "one launch; 8 x 16 B in flight per thread", "(past the book)", persistent_grid,
      persistent_shape<8, true, 0>, launch_persistent<int, 8, true>, launch_persistent<float, 8, true>},
-    {"single_pass_x8_b256", "(past the book)", "as single_pass_x8, block fixed at 256: more, smaller blocks",
+    {"single_pass_x8_b256", "as single_pass_x8, block fixed at 256: more, smaller blocks", "(past the book)",
      persistent_grid, persistent_shape<8, true, 256>, launch_persistent<int, 8, true>,
      launch_persistent<float, 8, true>},
 };

@@ -39,8 +39,8 @@ std::size_t cub_temp_bytes(std::size_t n, LaunchShape /*shape*/) {
 LaunchShape library_shape(std::size_t, unsigned, int) { return {0, 0}; }
 
 const Variant library_table[] = {
-    {"cub_device_reduce", "cub::DeviceReduce::Sum (library baseline)",
-     "what a user would pick instead: the bar to clear", "chosen by CUB", library_shape, launch_cub, nullptr,
+    {"cub_device_reduce", "what a user would pick instead: the bar to clear",
+     "cub::DeviceReduce::Sum (library baseline)", "chosen by CUB", library_shape, launch_cub, nullptr,
      cub_temp_bytes},
 };
 

@@ -3,7 +3,7 @@
 #include <stdexcept>
 
 #include "common/check.cuh"
-#include "reduce_device.cuh"
+#include "reduce_ladder/device.cuh"
 #include "reduce_unroll.hpp"
 #include "unroll_load.cuh"
 // src/warp_tail.cuh, or lab/warp_tail.cuh in lab mode (see CMakeLists.txt).
@@ -160,22 +160,22 @@ LaunchShape unrolled_blocks(std::size_t n, unsigned block, int /*sm_count*/) {
 
 // [unroll_variants]
 const Variant unroll_table[] = {
-    {"unroll2", "reduceUnrolling2 (Harris reduce3)", "two elements per thread on load: half the blocks idle no more",
+    {"unroll2", "two elements per thread on load: half the blocks idle no more", "reduceUnrolling2 (Harris reduce3)",
      "ceil(n / (2*block))", unrolled_blocks<2>, launch_unroll<int, 2, Tree::interleaved>,
      launch_unroll<float, 2, Tree::interleaved>},
-    {"unroll4", "reduceUnrolling4", "four loads in flight per thread", "ceil(n / (4*block))", unrolled_blocks<4>,
+    {"unroll4", "four loads in flight per thread", "reduceUnrolling4", "ceil(n / (4*block))", unrolled_blocks<4>,
      launch_unroll<int, 4, Tree::interleaved>, launch_unroll<float, 4, Tree::interleaved>},
-    {"unroll8", "reduceUnrolling8", "eight loads in flight per thread: memory-level parallelism",
+    {"unroll8", "eight loads in flight per thread: memory-level parallelism", "reduceUnrolling8",
      "ceil(n / (8*block))", unrolled_blocks<8>, launch_unroll<int, 8, Tree::interleaved>,
      launch_unroll<float, 8, Tree::interleaved>},
-    {"unroll8_last_warp", "reduceUnrollWarps8 (Harris reduce4)",
-     "last warp without block barriers (__syncwarp, not volatile)", "ceil(n / (8*block))", unrolled_blocks<8>,
+    {"unroll8_last_warp", "last warp without block barriers (__syncwarp, not volatile)",
+     "reduceUnrollWarps8 (Harris reduce4)", "ceil(n / (8*block))", unrolled_blocks<8>,
      launch_unroll<int, 8, Tree::last_warp>, launch_unroll<float, 8, Tree::last_warp>},
-    {"unroll8_complete", "reduceCompleteUnrollWarps8 (Harris reduce5)", "the tree loop written out: no loop overhead",
+    {"unroll8_complete", "the tree loop written out: no loop overhead", "reduceCompleteUnrollWarps8 (Harris reduce5)",
      "ceil(n / (8*block))", unrolled_blocks<8>, launch_unroll<int, 8, Tree::complete>,
      launch_unroll<float, 8, Tree::complete>},
-    {"unroll8_templated", "reduceCompleteUnroll<iBlockSize> (Harris reduce5, template)",
-     "block size known at compile time: dead steps vanish", "ceil(n / (8*block))", unrolled_blocks<8>,
+    {"unroll8_templated", "block size known at compile time: dead steps vanish",
+     "reduceCompleteUnroll<iBlockSize> (Harris reduce5, template)", "ceil(n / (8*block))", unrolled_blocks<8>,
      launch_templated<int>, launch_templated<float>},
 };
 // [unroll_variants]

@@ -3,7 +3,7 @@
 #pragma once
 #include <cstddef>
 
-#include "reduce_device.cuh"
+#include "reduce_ladder/device.cuh"
 
 namespace reduce {
 

@@ -1,7 +1,7 @@
-"""Tables and plots shared by the reduction ladder's three chapters (03, 04, 05).
+"""Tables and plots shared by the reduction ladder's three chapters.
 
-Each chapter's figures.py imports this file by path. Pure Python for the tables (json in, Markdown
-out); matplotlib only inside the plot functions.
+Each chapter's figures.py loads this file by path (reduce_ladder/ladder_figures.py). Pure Python for
+the tables (json in, Markdown out); matplotlib only inside the plot functions.
 """
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ def size_label(n: int) -> str:
 
 
 def no_results(names) -> dict[str, str]:
-    return {name: "*No results committed yet: run `bash 05_reduce_unroll/bench.sh build results/<gpu>` on a GPU.*\n"
+    return {name: "*No results committed yet: run `bash reduce_ladder/bench.sh build results/<gpu>` on a GPU.*\n"
             for name in names}
 
 
@@ -94,3 +94,18 @@ def plot_times(results: dict[str, dict], out_dir: Path, name: str, title: str) -
     fig.savefig(out_dir / name, dpi=110)
     plt.close(fig)
     return [name]
+
+
+def results_and_time_plot(plot: str, title: str):
+    """tables() and plots() of a chapter whose lesson shows the ladder's results table ("results") and
+    the time-per-kernel plot ("plot")."""
+
+    def tables(results: dict[str, dict]) -> dict[str, str]:
+        if not results:
+            return no_results(["results", "plot"])
+        return {"results": all_tables(results), "plot": f"\\image html {plot}\n"}
+
+    def plots(results: dict[str, dict], out_dir: Path) -> list[str]:
+        return plot_times(results, Path(out_dir), plot, title)
+
+    return tables, plots

@@ -1,6 +1,6 @@
 // The ladder's shared host side: workspace, the device-side finish of two-pass rungs, validation,
 // deterministic data and the CPU references.
-#include "reduce_ladder.hpp"
+#include "reduce_ladder/ladder.hpp"
 
 #include <cmath>
 #include <stdexcept>
@@ -8,7 +8,7 @@
 
 #include "common/check.cuh"
 #include "common/errors.hpp"
-#include "reduce_device.cuh"
+#include "reduce_ladder/device.cuh"
 
 namespace reduce {
 
@@ -37,6 +37,10 @@ LaunchShape blocks_covering(std::size_t n, unsigned block, std::size_t elements_
   const std::size_t grid = ceil_div(n, elements_per_block);
   if (grid > 0x7fffffffu) throw course::UsageError("n = " + std::to_string(n) + " needs more than 2^31-1 blocks");
   return {static_cast<unsigned>(grid), block};
+}
+
+LaunchShape one_element_per_thread(std::size_t n, unsigned block, int /*sm_count*/) {
+  return blocks_covering(n, block, block);
 }
 
 namespace {

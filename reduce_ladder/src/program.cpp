@@ -1,7 +1,7 @@
 // The program every chapter of the reduction ladder runs: CLI → validation (before any GPU call) →
 // device → for each size, each rung checked against the CPU sum, then timed → one table and the JSON.
 #include <algorithm>
-#include <cstdio>
+#include <cstdint>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -12,29 +12,31 @@
 #include "common/nvtx.hpp"
 #include "common/report.hpp"
 #include "common/timing.cuh"
-#include "reduce_ladder.hpp"
+#include "common/variants.hpp"
+#include "reduce_ladder/program.hpp"
 
 namespace reduce {
 
 LadderOptions validate_ladder_options(const std::vector<std::string>& sizes, long long block,
-                                      const std::vector<std::string>& only,
+                                      const std::vector<std::string>& names,
                                       std::span<const Variant> variants) {
   LadderOptions opts;
   if (sizes.empty()) throw course::UsageError("--n: give at least one size");
   for (const auto& text : sizes) {
-    const auto n = course::parse_count(text);  // rejects 0, junk and overflow
-    if (n > (std::uint64_t{1} << 32))
-      throw course::UsageError("--n " + text + ": at most 2^32 elements (16 GiB of ints)");
+    std::uint64_t n = 0;
+    try {
+      n = course::parse_count(text);  // rejects 0, junk and overflow
+    } catch (const course::UsageError& e) {
+      throw course::UsageError("--n " + text + ": " + e.what());
+    }
+    if (n > max_elements)
+      throw course::UsageError("--n " + text + ": too large, at most 2^32 elements (16 GiB of ints)");
     opts.sizes.push_back(static_cast<std::size_t>(n));
   }
   validate_block(block);
   opts.block = static_cast<unsigned>(block);
-  for (const auto& name : only) {
-    const bool known = std::any_of(variants.begin(), variants.end(),
-                                   [&](const Variant& v) { return name == v.name; });
-    if (!known) throw course::UsageError("--only " + name + ": no such kernel in this chapter");
-    opts.only.push_back(name);
-  }
+  course::check_variant_names(names, course::variant_names(variants));
+  opts.variants = names;
   return opts;
 }
 
@@ -46,10 +48,38 @@ std::vector<Variant> flatten(const LadderProgram& program) {
   return all;
 }
 
-std::string grid_text(LaunchShape s) { return s.grid == 0 ? "library" : std::to_string(s.grid); }
-std::string block_text(LaunchShape s) { return s.block == 0 ? "library" : std::to_string(s.block); }
+// A launch-shape cell: the number in the JSON (0 for the library row, as the figures read it), the
+// word "library" in the table where CUB picks its own grid and block.
+void shape_cell(course::Row& row, const char* key, unsigned value) {
+  if (value == 0)
+    row.text(key, "library").json(key, 0);
+  else
+    row.integer(key, value);
+}
 
 }  // namespace
+
+void record_rung(course::Row& row, const Variant& variant, const RungResult& r) {
+  const double bytes_read = static_cast<double>(r.n) * sizeof(int);
+  const double gbs = course::gb_per_s(bytes_read, r.time.median);
+  row.integer("n", static_cast<long long>(r.n))
+      .text("kernel", variant.name)
+      .json("book_name", variant.book_name)
+      .json("teaches", variant.teaches)
+      .json("grid_formula", variant.grid_formula)
+      .fixed("time_ms", r.time.median, 4)
+      .json("min_ms", r.time.min)
+      .json("max_ms", r.time.max)
+      .json("cv", r.time.cv)
+      .ratio({"step", "step_speedup"}, r.step)
+      .ratio({"cumulative", "cumulative_speedup"}, r.cumulative);
+  shape_cell(row, "grid", r.shape.grid);
+  shape_cell(row, "block", r.shape.block);
+  row.json("bytes_read", bytes_read)
+      .fixed({"GB/s", "gbs"}, gbs, 0)
+      .fixed({"%copy", "pct_copy"}, 100.0 * gbs / r.copy_gbs, 1)
+      .json("sum", r.sum);
+}
 
 int run_ladder_program(const LadderProgram& program, int argc, char** argv) {
   const std::vector<Variant> all = flatten(program);
@@ -57,25 +87,22 @@ int run_ladder_program(const LadderProgram& program, int argc, char** argv) {
   course::CommonOptions common;
   std::vector<std::string> size_texts{"2^24", "2^28"};
   long long block = 512;
-  std::vector<std::string> only;
-  app.add_option("--n", size_texts, "element counts (ints), e.g. 2^24 or 16M; repeat or comma-separate")
-      ->delimiter(',')
-      ->capture_default_str();
+  std::vector<std::string> names;
+  course::add_list_option(app, "--n", size_texts, "element counts (ints), e.g. 2^24 or 16M, at most 2^32");
   app.add_option("--block", block, "threads per block: a power of two from 64 to 1024")->capture_default_str();
-  app.add_option("--only", only, "run only these kernels (names as in the table); repeat or comma-separate")
-      ->delimiter(',');
+  course::add_variants_option(app, names);
   course::add_common_options(app, common);
   course::parse_command_line(app, argc, argv);
-  std::vector<Variant> variants;
-  const LadderOptions opts = validate_ladder_options(size_texts, block, only, all);
-  for (const auto& v : all)
-    if (opts.only.empty() || std::find(opts.only.begin(), opts.only.end(), v.name) != opts.only.end())
-      variants.push_back(v);
+  const LadderOptions opts = validate_ladder_options(size_texts, block, names, all);
+  const std::vector<Variant> variants = course::select_variants(std::span<const Variant>(all), opts.variants);
 
+  course::RunReport report(program.chapter, argc, argv, common);
+  std::ostream& info = report.info();
   const course::DeviceInfo device = course::require_device(common.device);
-  course::print_device_header(std::cout, device);
+  course::print_device_header(info, device);
   const double copy_gbs = course::measure_copy_bandwidth_gbs();
-  std::printf("measured copy bandwidth (cudaMemcpy D2D, read + write): %.0f GB/s\n\n", copy_gbs);
+  info << "measured copy bandwidth (cudaMemcpy D2D, read + write): " << course::format_fixed(copy_gbs, 0)
+       << " GB/s\n\n";
 
   // One input array; every size is a prefix of it, so the data is made and uploaded once.
   const std::size_t max_n = *std::max_element(opts.sizes.begin(), opts.sizes.end());
@@ -92,7 +119,7 @@ int run_ladder_program(const LadderProgram& program, int argc, char** argv) {
       scratch = std::max(scratch, scratch_bytes_for(v, n, v.shape(n, opts.block, device.sm_count)));
   Workspace workspace(scratch);
 
-  course::ResultsFile results(program.chapter, argc, argv);
+  course::ResultsFile& results = report.results();
   results.set_device(device);
   results.config()["block"] = opts.block;
   results.config()["sizes"] = opts.sizes;
@@ -101,7 +128,7 @@ int run_ladder_program(const LadderProgram& program, int argc, char** argv) {
   results.config()["copy_gbs"] = copy_gbs;
   results.config()["element"] = "int32, summed in int64";
 
-  course::Table table({"n", "kernel", "time_ms", "step", "cumulative", "grid", "block", "GB/s", "%copy"});
+  course::RowTable& table = report.table();
   for (const std::size_t n : opts.sizes) {
     const long long expected = reference_sum(std::span<const int>(host.data(), n));
     double first_ms = 0, previous_ms = 0;
@@ -121,37 +148,14 @@ int run_ladder_program(const LadderProgram& program, int argc, char** argv) {
           [&](cudaStream_t s) { v.sum_int(input.data(), n, result.data(), shape, workspace, s); }, common.timing);
       if (first_ms == 0) first_ms = t.median;
       const double step = previous_ms > 0 ? previous_ms / t.median : 1.0;
-      const double cumulative = first_ms / t.median;
       previous_ms = t.median;
-      const double bytes_read = static_cast<double>(n) * sizeof(int);
-      const double gbs = course::gb_per_s(bytes_read, t.median);
-      table.add_row({std::to_string(n), v.name, course::format_fixed(t.median, 4), course::format_ratio(step),
-                     course::format_ratio(cumulative), grid_text(shape), block_text(shape),
-                     course::format_fixed(gbs, 0), course::format_fixed(100.0 * gbs / copy_gbs, 1)});
-      results.add_row({{"n", n},
-                       {"kernel", v.name},
-                       {"book_name", v.book_name},
-                       {"teaches", v.teaches},
-                       {"grid_formula", v.grid_formula},
-                       {"time_ms", t.median},
-                       {"min_ms", t.min},
-                       {"max_ms", t.max},
-                       {"cv", t.cv},
-                       {"step_speedup", step},
-                       {"cumulative_speedup", cumulative},
-                       {"grid", shape.grid},
-                       {"block", shape.block},
-                       {"bytes_read", bytes_read},
-                       {"gbs", gbs},
-                       {"pct_copy", 100.0 * gbs / copy_gbs},
-                       {"sum", got}});
+      record_rung(table.add_row(), v, {n, shape, t, step, first_ms / t.median, copy_gbs, got});
     }
   }
-  table.print(std::cout, common.csv);
-  std::printf("\ntime: median of %d runs after %d warm-up runs (CUDA events); GB/s counts the bytes read "
-              "(n x 4); %%copy is against the measured copy bandwidth above; every sum matched the CPU.\n",
-              common.timing.reps, common.timing.warmup);
-  if (!common.json_path.empty()) results.write(common.json_path);
+  report.finish(std::cout);
+  info << "\ntime: median of " << common.timing.reps << " runs after " << common.timing.warmup
+       << " warm-up runs (CUDA events); GB/s counts the bytes read (n x 4); %copy is against the measured "
+          "copy bandwidth above; every sum matched the CPU.\n";
   return course::exit_ok;
 }
 

@@ -1,6 +1,6 @@
-/// \file reduce_device.cuh
-/// \brief Device helpers shared by the ladder's kernels (chapters 03, 04, 05): the accumulator type,
-/// the block's shared scratch, and the warp-shuffle sums.
+/// \file device.cuh
+/// \brief Device helpers shared by the ladder's kernels in every reduction chapter: the accumulator
+/// type, the block's shared scratch, and the warp-shuffle sums.
 #pragma once
 #include <cuda_runtime.h>
 

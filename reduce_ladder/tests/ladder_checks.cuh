@@ -14,7 +14,8 @@
 
 #include "common/buffers.cuh"
 #include "common/device.cuh"
-#include "reduce_ladder.hpp"
+#include "reduce_ladder/ladder.hpp"
+#include "reduce_ladder/program.hpp"
 
 namespace reduce::checks {
 
@@ -129,6 +130,8 @@ inline void check_validation(std::span<const Variant> variants) {
   CHECK_THROWS_AS(validate_ladder_options({"abc"}, 256, {}, variants), course::UsageError);
   CHECK_THROWS_AS(validate_ladder_options({}, 256, {}, variants), course::UsageError);
   CHECK_THROWS_AS(validate_ladder_options({"2^40"}, 256, {}, variants), course::UsageError);
+  CHECK_NOTHROW(validate_ladder_options({"2^32"}, 256, {}, variants));  // the limit itself is fine
+  CHECK_THROWS_AS(validate_ladder_options({"4294967297"}, 256, {}, variants), course::UsageError);
   CHECK_THROWS_AS(validate_ladder_options({"2^10"}, 100, {}, variants), course::UsageError);
   CHECK_THROWS_AS(validate_ladder_options({"2^10"}, 256, {"no_such_kernel"}, variants), course::UsageError);
   CHECK_NOTHROW(validate_ladder_options({"2^10"}, 256, {variants.front().name}, variants));

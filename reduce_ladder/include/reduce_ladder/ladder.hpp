@@ -1,14 +1,13 @@
-/// \file reduce_ladder.hpp
-/// \brief The reduction ladder's shared host API (chapters 03, 04 and 05): a rung of the ladder is a
-/// Variant (data, not a switch), every launcher has the same signature, and partial sums are always
-/// finished on the device.
+/// \file ladder.hpp
+/// \brief The reduction ladder's shared host API (the three reduction chapters link it): a rung of the
+/// ladder is a Variant (data, not a switch), every launcher has the same signature, and partial sums
+/// are always finished on the device.
 #pragma once
 #include <cuda_runtime.h>
 
 #include <cstddef>
 #include <cstdint>
 #include <span>
-#include <string>
 #include <vector>
 
 #include "common/buffers.cuh"
@@ -57,11 +56,11 @@ using ShapeFn = LaunchShape (*)(std::size_t n, unsigned block, int sm_count);
 /// Scratch bytes a rung needs for n elements in `shape` (nullptr: one 64-bit partial per block).
 using ScratchFn = std::size_t (*)(std::size_t n, LaunchShape shape);
 
-/// One rung of the ladder.
+/// One rung of the ladder (course::select_variants and friends walk a table of them).
 struct Variant {
-  const char* name;          ///< our name, used in tables, tests, --only and the lesson
-  const char* book_name;     ///< the source's name (crosswalk), e.g. "reduceNeighbored"
+  const char* name;          ///< our name, used in tables, tests, --variants and the lesson
   const char* teaches;       ///< what this rung teaches, one line
+  const char* book_name;     ///< the source's name (crosswalk), e.g. "reduceNeighbored"
   const char* grid_formula;  ///< how the grid is sized, as text for the docs
   ShapeFn shape;
   SumIntFn sum_int;
@@ -83,6 +82,9 @@ constexpr std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1
 /// grid would exceed the device limit (2^31 - 1 blocks).
 LaunchShape blocks_covering(std::size_t n, unsigned block, std::size_t elements_per_block);
 
+/// One element per thread, ceil(n / block) blocks: the grid of the rungs that load one element each.
+LaunchShape one_element_per_thread(std::size_t n, unsigned block, int sm_count);
+
 /// Sums `count` per-block partials on the device into `*result` with one block of 1024 threads (the
 /// second, tiny launch of every two-pass rung). Instantiated for long long and float.
 template <class Acc>
@@ -101,27 +103,5 @@ struct FloatReference {
   long double sum_abs = 0;
 };
 FloatReference reference_sum(std::span<const float> values);
-
-/// A chapter program: the rungs of one or more chapters' tables, walked in order as one ladder.
-struct LadderProgram {
-  const char* chapter;      ///< results file chapter name, e.g. "05_reduce_unroll"
-  const char* description;  ///< --help text
-  std::vector<std::span<const Variant>> tables;
-};
-
-/// The whole program (CLI → validation → device → reference-checked timings → table/JSON), shared by
-/// chapters 03, 04 and 05. Bad input throws UsageError before the GPU is touched.
-int run_ladder_program(const LadderProgram& program, int argc, char** argv);
-
-/// Parsed and validated command line of a ladder program (exposed for the CPU tests).
-struct LadderOptions {
-  std::vector<std::size_t> sizes;
-  unsigned block = 512;
-  std::vector<std::string> only;
-};
-/// Validates sizes (parse_count, n ≥ 1), block (validate_block) and --only names against `variants`.
-LadderOptions validate_ladder_options(const std::vector<std::string>& sizes, long long block,
-                                      const std::vector<std::string>& only,
-                                      std::span<const Variant> variants);
 
 }  // namespace reduce
