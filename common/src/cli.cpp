@@ -11,6 +11,10 @@
 
 namespace course {
 
+namespace {
+std::string unwritable_because(const std::string& path);
+}  // namespace
+
 void add_common_options(CLI::App& app, CommonOptions& opts, Processor processor) {
   app.add_option("--reps", opts.timing.reps, "timed repetitions; the median is reported")
       ->check(CLI::Range(1, 100000))
@@ -25,14 +29,7 @@ void add_common_options(CLI::App& app, CommonOptions& opts, Processor processor)
   app.add_option("--json", opts.json_path, "write the results file (JSON) to FILE")
       ->type_name("FILE")
       ->check(CLI::Validator(
-          [](std::string& path) -> std::string {
-            try {
-              check_writable_path(path);
-              return {};
-            } catch (const UsageError& e) {
-              return e.what();
-            }
-          },
+          [](std::string& path) -> std::string { return unwritable_because(path); },
           "FILE", "writable file"));
   app.add_flag("--csv", opts.csv, "print only CSV on stdout (headers and notes go to stderr)");
 }
@@ -79,13 +76,15 @@ void check_variant_names(const std::vector<std::string>& names, const std::vecto
   }
 }
 
-void check_writable_path(const std::string& path, const std::string& option) {
+namespace {
+// Why no results file can be written at `path`, or "" when one can.
+std::string unwritable_because(const std::string& path) {
   namespace fs = std::filesystem;
-  if (path.empty()) throw UsageError(option + ": empty file name");
+  if (path.empty()) return "empty file name";
   std::error_code ec;
   const fs::path target(path);
-  if (fs::is_directory(target, ec)) throw UsageError(option + " " + path + ": is a folder, not a file");
-  if (!target.has_filename()) throw UsageError(option + " " + path + ": names no file");
+  if (fs::is_directory(target, ec)) return path + " is a folder, not a file";
+  if (!target.has_filename()) return path + " names no file";
   // The nearest existing ancestor must be a folder in which a file can really be created: access()
   // says yes to root on /proc and on read-only mounts, so try it.
   fs::path folder = target.has_parent_path() ? target.parent_path() : fs::path(".");
@@ -93,15 +92,20 @@ void check_writable_path(const std::string& path, const std::string& option) {
     if (!folder.has_parent_path() || folder.parent_path() == folder) break;
     folder = folder.parent_path();
   }
-  if (!fs::is_directory(folder, ec))
-    throw UsageError(option + " " + path + ": " + folder.string() + " is not a folder");
-  if (fs::exists(target, ec) && !fs::is_regular_file(target, ec))
-    throw UsageError(option + " " + path + ": exists and is not a regular file");
+  if (!fs::is_directory(folder, ec)) return path + ": " + folder.string() + " is not a folder";
+  if (fs::exists(target, ec) && !fs::is_regular_file(target, ec)) return path + " exists and is not a regular file";
   const fs::path probe = folder / (".course-write-test." + std::to_string(::getpid()));
   const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
-  if (fd < 0) throw UsageError(option + " " + path + ": cannot create a file in " + folder.string());
+  if (fd < 0) return path + ": cannot create a file in " + folder.string();
   ::close(fd);
   fs::remove(probe, ec);
+  return {};
+}
+}  // namespace
+
+void check_writable_path(const std::string& path, const std::string& option) {
+  const std::string why = unwritable_because(path);
+  if (!why.empty()) throw UsageError(option + ": " + why);
 }
 
 void parse_command_line(CLI::App& app, int argc, char** argv) {

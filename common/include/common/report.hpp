@@ -84,6 +84,10 @@ class Row {
   Row& fixed(const Column& column, double value, int digits);  ///< "3.142"; non-finite values show "-"
   Row& ratio(const Column& column, double value);              ///< "1.23x"; JSON holds 1.2345…
   Row& integer(const Column& column, long long value);
+  /// A cell whose shown text is not its JSON value (e.g. "library" shown, null stored).
+  Row& cell(const Column& column, nlohmann::json value, std::string text) {
+    return show(column, std::move(value), std::move(text));
+  }
   /// A value kept in the JSON row only (e.g. min/max times, a crosswalk name, a nested object).
   Row& json(const std::string& key, nlohmann::json value);
   const nlohmann::json& to_json() const noexcept { return json_; }
