@@ -10,7 +10,6 @@ namespace bandwidth {
 
 namespace {
 
-// [host_memory_variants]
 constexpr HostMemoryVariant host_memory_table[] = {
     {"pageable", "std::malloc, what a program gets by default: the driver stages it through pinned memory",
      HostMemoryKind::pageable},
@@ -19,7 +18,6 @@ constexpr HostMemoryVariant host_memory_table[] = {
      HostMemoryKind::write_combined},
     {"registered", "ordinary pages page-locked afterwards with cudaHostRegister", HostMemoryKind::registered},
 };
-// [host_memory_variants]
 
 // [device_copy_variants]
 constexpr DeviceCopyVariant device_copy_table[] = {
