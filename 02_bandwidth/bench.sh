@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench.sh BUILD_DIR RESULTS_DIR: the chapter's benchmark on the GPU machine (after the build).
 # Writes RESULTS_DIR/02_bandwidth.json and prints the tables. Budget: about 90 s on one H100 (the
-# sweep 1 KiB .. 1 GiB in x4 steps plus 32 MiB, four host memory kinds, 20 timed trials per point);
+# sweep 1 KiB .. 1 GiB in x4 steps plus 32 MiB, every row (no --variants), 20 timed trials per point);
 # on a machine with 2 or more GPUs it also measures the peer-to-peer matrix (256 MiB).
 set -euo pipefail
 build_dir=${1:?usage: bench.sh BUILD_DIR RESULTS_DIR}
@@ -16,6 +16,6 @@ if (( gpus >= 2 )); then p2p=auto; fi
 echo "02_bandwidth: $gpus GPU(s); peer-to-peer matrix: $p2p"
 
 start=$SECONDS
-"$program" --min-size 1KiB --max-size 1GiB --step 4 --size 33554432 --kinds all \
+"$program" --min-size 1KiB --max-size 1GiB --step 4 --size 33554432 \
   --reps 20 --warmup 3 --p2p "$p2p" --p2p-size 256MiB --json "$results_dir/02_bandwidth.json"
 echo "02_bandwidth: done in $((SECONDS - start)) s"

@@ -12,7 +12,6 @@
 
 #include "common/check.cuh"
 #include "sm_copy.cuh"
-#include "sm_copy_tuned.cuh"
 
 namespace bandwidth {
 
@@ -308,17 +307,6 @@ CopyTiming time_spin_blocked(std::span<const CopyLane> lanes, int copies, course
 // ---------------------------------------------------------------------------------------------------
 // The single-GPU bench
 
-std::string copy_kind_name(CopyKind kind) {
-  switch (kind) {
-    case CopyKind::h2d: return "h2d";
-    case CopyKind::d2h: return "d2h";
-    case CopyKind::d2d_memcpy: return "d2d_memcpy";
-    case CopyKind::d2d_sm_kernel: return "d2d_sm_kernel";
-    case CopyKind::d2d_grid_stride: return "d2d_grid_stride";
-  }
-  return "?";
-}
-
 CopyBench::CopyBench(std::size_t max_bytes, std::uint64_t seed)
     : max_bytes_(max_bytes),
       reference_(max_bytes),
@@ -428,17 +416,24 @@ CopyMeasurement CopyBench::measure_bidirectional(std::size_t bytes, course::Timi
   return m;
 }
 
-std::vector<DuelEntry> CopyBench::d2d_duel(std::size_t bytes, course::TimingOptions opts) {
+std::vector<DuelEntry> CopyBench::d2d_duel(std::size_t bytes, course::TimingOptions opts,
+                                           std::span<const CopyKind> copies, std::span<const SmCopyVariant> variants) {
   if (bytes == 0 || bytes > max_bytes_) throw std::invalid_argument("CopyBench::d2d_duel: bad size");
+  for (const CopyKind kind : copies)
+    if (involves_host(kind) || kind == CopyKind::d2d_memcpy)
+      throw std::invalid_argument("CopyBench::d2d_duel: " + copy_kind_name(kind) + " is not an SM copy");
   set_device(device_);
   struct Contestant {
     std::string name;
     std::function<void(cudaStream_t)> enqueue;
   };
   std::vector<Contestant> contestants;
-  for (const CopyKind kind : {CopyKind::d2d_memcpy, CopyKind::d2d_sm_kernel, CopyKind::d2d_grid_stride})
+  const auto add_copy = [&](CopyKind kind) {
     contestants.push_back({copy_kind_name(kind), [this, kind, bytes](cudaStream_t s) { enqueue(kind, bytes, s); }});
-  for (const SmCopyVariant& variant : tuned_sm_copy_variants())
+  };
+  add_copy(CopyKind::d2d_memcpy);
+  for (const CopyKind kind : copies) add_copy(kind);
+  for (const SmCopyVariant& variant : variants)
     contestants.push_back({variant.name, [this, &variant, bytes](cudaStream_t s) {
                              variant.launch(device_destination_.data(), device_reference_.data(), bytes, s);
                            }});
@@ -481,6 +476,27 @@ void set_peer_access(int device, int peer, bool enable) {
     return;
   }
   CUDA_CHECK(err);
+}
+
+// capable[i][j]: cudaDeviceCanAccessPeer says yes both ways between devices i and j (never i == j).
+std::vector<std::vector<char>> peer_capability(int device_count) {
+  const auto n = static_cast<std::size_t>(device_count);
+  std::vector<std::vector<char>> capable(n, std::vector<char>(n, 0));
+  for (int i = 0; i < device_count; ++i)
+    for (int j = 0; j < device_count; ++j)
+      if (i != j) {
+        int can_ij = 0, can_ji = 0;
+        CUDA_CHECK(cudaDeviceCanAccessPeer(&can_ij, i, j));
+        CUDA_CHECK(cudaDeviceCanAccessPeer(&can_ji, j, i));
+        capable[i][j] = can_ij && can_ji;
+      }
+  return capable;
+}
+
+void set_peer_access_where_capable(const std::vector<std::vector<char>>& capable, bool enable) {
+  for (std::size_t i = 0; i < capable.size(); ++i)
+    for (std::size_t j = 0; j < capable.size(); ++j)
+      if (capable[i][j]) set_peer_access(static_cast<int>(i), static_cast<int>(j), enable);
 }
 
 }  // namespace
@@ -549,29 +565,16 @@ std::vector<PeerMeasurement> measure_peer_matrix(int device_count, std::size_t b
     return pm;
   };
 
-  std::vector<std::vector<char>> capable(sides.size(), std::vector<char>(sides.size(), 0));
-  for (int i = 0; i < device_count; ++i)
-    for (int j = 0; j < device_count; ++j)
-      if (i != j) {
-        int can_ij = 0, can_ji = 0;
-        CUDA_CHECK(cudaDeviceCanAccessPeer(&can_ij, i, j));
-        CUDA_CHECK(cudaDeviceCanAccessPeer(&can_ji, j, i));
-        capable[i][j] = can_ij && can_ji;
-      }
-
+  const auto capable = peer_capability(device_count);
   std::vector<PeerMeasurement> out;
   for (int i = 0; i < device_count; ++i)  // peer access off everywhere
     for (int j = 0; j < device_count; ++j)
       if (i != j) out.push_back(measure_pair(i, j, false, capable[i][j] != 0));
-  for (int i = 0; i < device_count; ++i)  // then on, where the hardware allows it
-    for (int j = 0; j < device_count; ++j)
-      if (capable[i][j]) set_peer_access(i, j, true);
+  set_peer_access_where_capable(capable, true);  // then on, where the hardware allows it
   for (int i = 0; i < device_count; ++i)
     for (int j = 0; j < device_count; ++j)
       if (i != j && capable[i][j]) out.push_back(measure_pair(i, j, true, true));
-  for (int i = 0; i < device_count; ++i)
-    for (int j = 0; j < device_count; ++j)
-      if (capable[i][j]) set_peer_access(i, j, false);
+  set_peer_access_where_capable(capable, false);
   set_device(caller_device);
   return out;
 }

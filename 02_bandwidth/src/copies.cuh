@@ -14,9 +14,11 @@
 #include <vector>
 
 #include "common/buffers.cuh"
-#include "common/stats.hpp"
 #include "common/timing.cuh"
+#include "measurements.hpp"
 #include "model.hpp"
+#include "sm_copy.cuh"
+#include "variants.hpp"
 
 namespace bandwidth {
 
@@ -72,12 +74,6 @@ struct CopyLane {
   std::function<void(cudaStream_t)> enqueue;
 };
 
-/// Timings of one copy scenario by one method, per copy, in milliseconds.
-struct CopyTiming {
-  course::Stats ms;                 ///< per copy (per pair of copies, with two lanes)
-  int copies_per_trial = 1;         ///< copies each lane enqueued per timed interval
-  double spin_covered_fraction = 1; ///< trials whose enqueueing ended before the spin kernel could
-};
 
 // [naive_timing]
 /// The naive timing: an event, one copy per lane, an event, for every trial. For small copies the
@@ -92,31 +88,8 @@ CopyTiming time_with_events(std::span<const CopyLane> lanes, course::TimingOptio
 /// enqueueing (it cannot for pageable D2H, which blocks the host until the data has arrived).
 CopyTiming time_spin_blocked(std::span<const CopyLane> lanes, int copies, course::TimingOptions opts);
 
-/// The copies this chapter measures.
-enum class CopyKind {
-  h2d,               ///< host → device, cudaMemcpyAsync
-  d2h,               ///< device → host, cudaMemcpyAsync
-  d2d_memcpy,        ///< device → device, cudaMemcpyAsync (the driver's own path)
-  d2d_sm_kernel,     ///< device → device, our 16-byte kernel, one block per 4 KiB tile
-  d2d_grid_stride,   ///< device → device, the naive one-int4-per-step kernel
-};
-/// "h2d", "d2h", "d2d_memcpy", "d2d_sm_kernel", "d2d_grid_stride".
-std::string copy_kind_name(CopyKind kind);
-/// Whether the host memory kind matters for this copy.
-constexpr bool involves_host(CopyKind kind) { return kind == CopyKind::h2d || kind == CopyKind::d2h; }
 
-/// Both timings of one measured point; both were checked byte for byte afterwards.
-struct CopyMeasurement {
-  std::size_t bytes = 0;
-  CopyTiming events;         ///< naive: events around a single copy
-  CopyTiming spin_blocked;   ///< copies queued behind a spin kernel
-};
 
-/// One contestant of the device→device duel.
-struct DuelEntry {
-  std::string copy;  ///< "d2d_memcpy", "d2d_sm_kernel", "d2d_grid_stride" or a tuned variant's name
-  course::Stats ms;  ///< per copy
-};
 
 /// The single-GPU bench: device buffers of the largest size, random reference data, host buffers of
 /// one kind at a time. Every measure*() poisons the destination, times, then checks every byte (and
@@ -131,11 +104,12 @@ class CopyBench {
   CopyMeasurement measure(CopyKind kind, std::size_t bytes, course::TimingOptions opts);
   /// H2D and D2H at once on two streams (current host kind); times are per pair of copies.
   CopyMeasurement measure_bidirectional(std::size_t bytes, course::TimingOptions opts);
-  /// Device→device at `bytes`: cudaMemcpy, the lesson's SM kernel, the naive grid-stride rung, then every
-  /// tuned_sm_copy_variants() entry, interleaved trial by trial so that clock or thermal drift hits all
-  /// alike; events around single copies (the copies are long). Every copy is checked byte for byte.
-  /// Entry 0 is always d2d_memcpy, entry 1 d2d_sm_kernel, entry 2 d2d_grid_stride.
-  std::vector<DuelEntry> d2d_duel(std::size_t bytes, course::TimingOptions opts);
+  /// Device→device at `bytes`: cudaMemcpy (always entry 0, the baseline), then each of `copies` (device
+  /// copies other than d2d_memcpy, else std::invalid_argument), then each of `variants`, interleaved trial
+  /// by trial so that clock or thermal drift hits all alike; events around single copies (the copies are
+  /// long). Every copy is checked byte for byte.
+  std::vector<DuelEntry> d2d_duel(std::size_t bytes, course::TimingOptions opts, std::span<const CopyKind> copies = {},
+                                  std::span<const SmCopyVariant> variants = {});
 
  private:
   void poison_destination(CopyKind kind, std::size_t bytes);
@@ -150,14 +124,6 @@ class CopyBench {
   course::Stream stream_, second_stream_;
 };
 
-/// One ordered pair of the peer-to-peer matrix.
-struct PeerMeasurement {
-  int src = 0, dst = 0;
-  bool peer_access = false;      ///< cudaDeviceEnablePeerAccess was on (both directions) while timing
-  bool peer_capable = false;     ///< cudaDeviceCanAccessPeer said yes
-  CopyMeasurement one_way;       ///< src → dst
-  CopyMeasurement both_ways;     ///< src → dst and dst → src at once (per pair)
-};
 
 /// The peer-to-peer matrix over every ordered pair of `devices`: first with peer access off (the
 /// driver may stage through host memory), then with it enabled where cudaDeviceCanAccessPeer allows;

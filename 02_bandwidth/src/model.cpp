@@ -9,39 +9,6 @@
 
 namespace bandwidth {
 
-std::string_view kind_name(HostMemoryKind kind) {
-  switch (kind) {
-    case HostMemoryKind::pageable: return "pageable";
-    case HostMemoryKind::pinned: return "pinned";
-    case HostMemoryKind::write_combined: return "write-combined";
-    case HostMemoryKind::registered: return "registered";
-  }
-  return "?";
-}
-
-HostMemoryKind parse_host_memory_kind(std::string_view text) {
-  for (const HostMemoryKind kind : all_host_memory_kinds)
-    if (text == kind_name(kind)) return kind;
-  if (text == "wc") return HostMemoryKind::write_combined;
-  throw course::UsageError("unknown host memory kind '" + std::string(text) +
-                           "' (use pageable, pinned, write-combined, registered or all)");
-}
-
-std::vector<HostMemoryKind> parse_host_memory_kinds(std::string_view text) {
-  if (text == "all") return {std::begin(all_host_memory_kinds), std::end(all_host_memory_kinds)};
-  std::vector<HostMemoryKind> kinds;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const std::size_t comma = std::min(text.find(',', start), text.size());
-    const HostMemoryKind kind = parse_host_memory_kind(text.substr(start, comma - start));
-    if (std::find(kinds.begin(), kinds.end(), kind) != kinds.end())
-      throw course::UsageError("host memory kind '" + std::string(kind_name(kind)) + "' given twice");
-    kinds.push_back(kind);
-    start = comma + 1;
-  }
-  return kinds;
-}
-
 // [fit]
 LatencyBandwidthFit fit_latency_bandwidth(std::span<const double> bytes, std::span<const double> seconds) {
   if (bytes.size() != seconds.size()) throw std::invalid_argument("fit: bytes and times differ in length");
@@ -143,6 +110,14 @@ void check_fits_in_device_memory(const SweepConfig& c, std::size_t free_bytes) {
                              course::format_bytes(static_cast<double>(needed)) +
                              " of device memory; only " + course::format_bytes(static_cast<double>(free_bytes)) +
                              " is free");
+}
+
+void check_peer_matrix_fits(std::size_t bytes, std::size_t free_bytes, int device) {
+  const std::size_t each = bytes + SweepConfig::guard_bytes;
+  if (each < bytes || each > free_bytes / 2)
+    throw course::UsageError("--p2p-size " + std::to_string(bytes) + " does not fit twice in device " +
+                             std::to_string(device) + "'s free memory (" +
+                             course::format_bytes(static_cast<double>(free_bytes)) + ")");
 }
 
 std::string size_label(std::size_t bytes) {

@@ -1,39 +1,14 @@
 /// \file model.hpp
-/// \brief The host-only half of chapter 02: memory kinds, units, the latency–bandwidth fit, the sweep
-/// and the checks on the command line. No CUDA here, so all of it is tested on CI (no GPU).
+/// \brief The host-only half of chapter 02: units, the latency–bandwidth fit, the sweep and the checks on
+/// the command line. No CUDA here, so all of it is tested on CI (no GPU).
 #pragma once
 #include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
-#include <string_view>
 #include <vector>
 
 namespace bandwidth {
-
-/// Where the host side of a transfer lives. The copy engines can only read and write page-locked
-/// memory, so a pageable buffer is first copied by the CPU into a pinned staging buffer.
-enum class HostMemoryKind {
-  pageable,        ///< std::malloc, on purpose: what a user gets by default
-  pinned,          ///< cudaHostAlloc (cudaMallocHost): page-locked, DMA straight from it
-  write_combined,  ///< cudaHostAlloc(cudaHostAllocWriteCombined): pinned, uncached for the CPU
-  registered,      ///< a page-aligned malloc'ed buffer page-locked afterwards with cudaHostRegister
-};
-
-/// Every kind, in the order the tables list them.
-inline constexpr HostMemoryKind all_host_memory_kinds[] = {HostMemoryKind::pageable, HostMemoryKind::pinned,
-                                                          HostMemoryKind::write_combined,
-                                                          HostMemoryKind::registered};
-
-/// "pageable", "pinned", "write-combined", "registered".
-std::string_view kind_name(HostMemoryKind kind);
-
-/// Parses one kind name (also "wc" for write-combined); throws course::UsageError on anything else.
-HostMemoryKind parse_host_memory_kind(std::string_view text);
-
-/// Parses a comma-separated list ("pinned,pageable" or "all"); throws course::UsageError on an unknown
-/// or repeated name or an empty list.
-std::vector<HostMemoryKind> parse_host_memory_kinds(std::string_view text);
 
 // [units]
 /// Decimal gigabytes per second: 10^9 bytes per second, what this course reports everywhere.
@@ -110,6 +85,10 @@ std::size_t device_bytes_needed(const SweepConfig& config);
 
 /// Throws course::UsageError naming both figures when `device_bytes_needed` exceeds `free_bytes`.
 void check_fits_in_device_memory(const SweepConfig& config, std::size_t free_bytes);
+
+/// Throws course::UsageError when the peer-to-peer matrix's two buffers of `bytes` (each with the guard)
+/// do not fit in `free_bytes` of device `device`. Saturates instead of wrapping on absurd sizes.
+void check_peer_matrix_fits(std::size_t bytes, std::size_t free_bytes, int device);
 
 /// The human form of a size: "32 MiB", "33554432 B" for sizes that are not whole binary units.
 std::string size_label(std::size_t bytes);

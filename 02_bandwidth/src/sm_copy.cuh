@@ -14,6 +14,17 @@ namespace bandwidth {
 /// Asynchronous on `stream`; 0 bytes is a no-op. Its source, src/sm_copy.cu, is the lab exercise.
 void launch_sm_copy(void* dst, const void* src, std::size_t bytes, cudaStream_t stream = nullptr);
 
+/// An SM copy as a table entry: the tuned copies beyond the lesson (beyond/sm_copy_tuned.cuh) are a table
+/// of these, which the duel (CopyBench::d2d_duel) and the tests walk. Every entry copies `bytes` bytes
+/// between any two non-overlapping device pointers of the current device, any alignment, any length (0 is
+/// a no-op); where `src` and `dst` differ modulo 16 it falls back to a byte-wise kernel. Asynchronous on
+/// `stream`.
+struct SmCopyVariant {
+  const char* name;     ///< the row name in the duel's tables and the JSON, and for --variants
+  const char* teaches;  ///< one line: what the variant tries
+  void (*launch)(void* dst, const void* src, std::size_t bytes, cudaStream_t stream);
+};
+
 /// The naive rung: one 16-byte access per thread per grid-stride step, nothing else in flight.
 /// Requires `dst` and `src` 16-byte aligned (throws std::invalid_argument otherwise); any length.
 void launch_grid_stride_copy(void* dst, const void* src, std::size_t bytes, cudaStream_t stream = nullptr);

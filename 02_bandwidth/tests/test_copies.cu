@@ -12,8 +12,8 @@
 #include "common/check.cuh"
 #include "common/device.cuh"
 #include "copies.cuh"
+#include "beyond/sm_copy_tuned.cuh"
 #include "sm_copy.cuh"
-#include "sm_copy_tuned.cuh"
 
 using namespace bandwidth;
 
@@ -24,6 +24,8 @@ std::vector<unsigned char> random_bytes(std::size_t n, std::uint64_t seed) {
   return v;
 }
 constexpr std::size_t guard = SweepConfig::guard_bytes;
+// The lesson's SM copies as the duel takes them (cudaMemcpy, entry 0, is always there).
+constexpr CopyKind lesson_sm_copies[] = {CopyKind::d2d_sm_kernel, CopyKind::d2d_grid_stride};
 // Sizes that are not multiples of 16, below and above one vector, one block and one tile.
 const std::size_t odd_sizes[] = {1, 3, 15, 16, 17, 4097, (std::size_t{1} << 20) + 7};
 }  // namespace
@@ -59,7 +61,8 @@ TEST_SUITE("gpu") {
     course::Stream stream;
     course::DeviceBuffer<unsigned char> device(largest + guard);
     std::vector<unsigned char> readback(largest + guard);
-    for (const HostMemoryKind kind : all_host_memory_kinds) {
+    for (const HostMemoryVariant& variant : host_memory_variants()) {
+      const HostMemoryKind kind = variant.kind;
       HostBuffer source(kind, largest + guard), destination(kind, largest + guard);
       for (const std::size_t n : odd_sizes) {
         CAPTURE(kind_name(kind));
@@ -189,7 +192,8 @@ TEST_SUITE("gpu") {
   TEST_CASE("the bench times and checks every copy kind, every host kind, both directions at once, at odd sizes") {
     course::require_device(0);
     CopyBench bench((std::size_t{1} << 20) + 7, 42);
-    for (const HostMemoryKind kind : all_host_memory_kinds) {
+    for (const HostMemoryVariant& variant : host_memory_variants()) {
+      const HostMemoryKind kind = variant.kind;
       bench.use_host_memory(kind);
       for (const std::size_t n : odd_sizes) {
         CAPTURE(kind_name(kind));
@@ -205,11 +209,17 @@ TEST_SUITE("gpu") {
         CHECK_NOTHROW(bench.measure_bidirectional(n, {1, 3}));
       }
     }
-    const auto duel = bench.d2d_duel((std::size_t{1} << 20) + 7, {1, 3});  // throws on a wrong byte
+    const std::size_t n = (std::size_t{1} << 20) + 7;
+    const auto duel = bench.d2d_duel(n, {1, 3}, lesson_sm_copies, tuned_sm_copy_variants());  // throws on a wrong byte
     REQUIRE(duel.size() == 3 + tuned_sm_copy_variants().size());
     CHECK(duel[0].copy == "d2d_memcpy");
     CHECK(duel[1].copy == "d2d_sm_kernel");
     CHECK(duel[2].copy == "d2d_grid_stride");
+    CHECK(duel[3].copy == tuned_sm_copy_variants()[0].name);
+    CHECK(bench.d2d_duel(n, {1, 1}).size() == 1);  // cudaMemcpy alone: the baseline always runs
+    const CopyKind not_sm_copies[] = {CopyKind::d2d_memcpy, CopyKind::h2d};
+    for (const CopyKind& wrong : not_sm_copies)
+      CHECK_THROWS_AS(bench.d2d_duel(n, {1, 1}, {&wrong, 1}), std::invalid_argument);
     CHECK_THROWS_AS(bench.measure(CopyKind::h2d, (std::size_t{1} << 20) + 8, {1, 1}), std::invalid_argument);
   }
 
@@ -248,7 +258,7 @@ TEST_SUITE("gpu") {
     course::require_device(0);
     const std::size_t n = std::size_t{256} << 20;
     CopyBench bench(n, 3);
-    const auto duel = bench.d2d_duel(n, {2, 9});
+    const auto duel = bench.d2d_duel(n, {2, 9}, lesson_sm_copies, tuned_sm_copy_variants());
     std::size_t best = 1;
     for (std::size_t v = 1; v < duel.size(); ++v) {
       MESSAGE("256 MiB D2D " << duel[v].copy << ": " << duel[0].ms.median / duel[v].ms.median << "x memcpy");

@@ -128,20 +128,6 @@ TEST_CASE("the sweep runs 1 KiB to 1 GiB in x4 steps and includes the book's 32 
   CHECK_THROWS_AS(sweep_sizes(0, 10, 2), std::invalid_argument);
 }
 
-TEST_CASE("memory kinds parse by name; unknown, repeated or empty names are usage errors") {
-  CHECK(parse_host_memory_kind("pinned") == HostMemoryKind::pinned);
-  CHECK(parse_host_memory_kind("wc") == HostMemoryKind::write_combined);
-  for (const auto kind : all_host_memory_kinds) CHECK(parse_host_memory_kind(kind_name(kind)) == kind);
-  CHECK(parse_host_memory_kinds("all").size() == 4);
-  CHECK(parse_host_memory_kinds("registered,pageable") ==
-        std::vector<HostMemoryKind>{HostMemoryKind::registered, HostMemoryKind::pageable});
-  CHECK_THROWS_AS(parse_host_memory_kind("managed"), course::UsageError);
-  CHECK_THROWS_AS(parse_host_memory_kinds("pinned,bogus"), course::UsageError);
-  CHECK_THROWS_AS(parse_host_memory_kinds("pinned,pinned"), course::UsageError);
-  CHECK_THROWS_AS(parse_host_memory_kinds(""), course::UsageError);
-  CHECK_THROWS_AS(parse_host_memory_kinds("pinned,"), course::UsageError);
-}
-
 TEST_CASE("sizes of zero, min above max and a step below 2 are usage errors") {
   SweepConfig ok;
   CHECK_NOTHROW(validate_sweep(ok));
@@ -167,6 +153,14 @@ TEST_CASE("a sweep that needs more than the free device memory is a usage error"
   c.max_bytes = SIZE_MAX - 10;  // absurd: saturates instead of wrapping around to a small number
   CHECK(device_bytes_needed(c) == SIZE_MAX);
   CHECK_THROWS_AS(check_fits_in_device_memory(c, std::size_t{80} << 30), course::UsageError);
+}
+
+TEST_CASE("a peer matrix needs two buffers of its size on each device; absurd sizes do not wrap around") {
+  const std::size_t size = std::size_t{256} << 20;
+  CHECK_NOTHROW(check_peer_matrix_fits(size, 2 * (size + SweepConfig::guard_bytes), 1));
+  CHECK_THROWS_AS(check_peer_matrix_fits(size, 2 * (size + SweepConfig::guard_bytes) - 1, 1), course::UsageError);
+  CHECK_THROWS_AS(check_peer_matrix_fits(SIZE_MAX, std::size_t{80} << 30, 0), course::UsageError);
+  CHECK_THROWS_AS(check_peer_matrix_fits(SIZE_MAX / 2, std::size_t{80} << 30, 0), course::UsageError);
 }
 
 TEST_CASE("size labels are exact binary units or bytes") {

@@ -1,6 +1,6 @@
-// Other ways to write an SM copy, each one instantiation of a kernel template: the usual tuning knobs
-// (persistent grids, more loads in flight, wider accesses, cache hints, Hopper's bulk copy engine) and the
-// lesson's kernel with one knob changed. The table at the bottom is what the duel walks.
+// Beyond the lesson: other ways to write an SM copy, each one instantiation of a kernel template: the usual
+// tuning knobs (persistent grids, more loads in flight, wider accesses, cache hints, Hopper's bulk copy
+// engine) and the lesson's kernel with one knob changed. The table at the bottom is what the duel walks.
 #include "sm_copy_tuned.cuh"
 
 #include <algorithm>
