@@ -26,12 +26,12 @@ lscpu > "$work/lscpu.txt" 2>/dev/null || true
 grep -m2 -E '^(siblings|cpu cores)' /proc/cpuinfo > "$work/cpuinfo.txt" || true
 
 # Default system: 40 MD steps per (strategy, threads) for timesteps/s; 15 interleaved force rounds.
-"$program" --cells 20 --threads "$cores" --strategy all --steps 40 --reps 15 --warmup 2 --json "$work/cells20.json"
+"$program" --cells 20 --threads "$cores" --steps 40 --reps 15 --warmup 2 --json "$work/cells20.json"
 # The study's sizes: fewer MD steps (the force part is what the study times), 9 rounds.
-"$program" --cells 35 --threads "$cores" --strategy all --steps 10 --reps 9 --warmup 1 --json "$work/cells35.json"
+"$program" --cells 35 --threads "$cores" --steps 10 --reps 9 --warmup 1 --json "$work/cells35.json"
 if (( SECONDS - start < 150 )); then
   big_threads="1,2,4,8,11,$cores"
-  "$program" --cells 55 --threads "$big_threads" --strategy all --steps 5 --reps 4 --warmup 1 --json "$work/cells55.json"
+  "$program" --cells 55 --threads "$big_threads" --steps 5 --reps 4 --warmup 1 --json "$work/cells55.json"
 else
   echo "bench.sh: $((SECONDS - start)) s used: skipping size 55 to stay within 4 minutes"
 fi

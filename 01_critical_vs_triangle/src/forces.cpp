@@ -3,6 +3,8 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <stdexcept>
 
 #include "partition.hpp"
@@ -239,29 +241,54 @@ void forces_full_list(const ForceInput& in, std::span<Vec3> f, ForceWorkspace& w
 }
 // [full_list_method]
 
-constexpr ForceStrategy strategy_table[] = {
-    {"serial", forces_serial, ListKind::half, false,
-     "the reference: one thread, half list, Newton's third law"},
-    {"critical", forces_critical, ListKind::half, true,
-     "private arrays summed in a critical section: idle time Nth(Nth-1)Tc"},
-    {"triangle", forces_triangle, ListKind::half, true,
-     "staircase shares so threads reach the section in turn: idle Nth(Nth-1)Tc/2"},
-    {"atomic", forces_atomic, ListKind::half, false,
-     "no private arrays: every update of a shared force is an atomic add"},
-    {"thread_arrays", forces_thread_arrays, ListKind::half, false,
-     "private arrays reduced in parallel by particle blocks (LAMMPS OPENMP): no section"},
-    {"full_list", forces_full_list, ListKind::full, false,
-     "full list, no Newton's third law: twice the pairs, no conflicting writes"},
+constexpr Variant variant_table[] = {
+    {"serial", "the reference: one thread, half list, Newton's third law", forces_serial, ListKind::half, false},
+    {"critical", "private arrays summed in a critical section: idle time Nth(Nth-1)Tc", forces_critical,
+     ListKind::half, true},
+    {"triangle", "staircase shares so threads reach the section in turn: idle Nth(Nth-1)Tc/2", forces_triangle,
+     ListKind::half, true},
+    {"atomic", "no private arrays: every update of a shared force is an atomic add", forces_atomic, ListKind::half,
+     false},
+    {"thread_arrays", "private arrays reduced in parallel by particle blocks (LAMMPS OPENMP): no section",
+     forces_thread_arrays, ListKind::half, false},
+    {"full_list", "full list, no Newton's third law: twice the pairs, no conflicting writes", forces_full_list,
+     ListKind::full, false},
 };
 
 }  // namespace
 
-std::span<const ForceStrategy> force_strategies() { return strategy_table; }
+std::span<const Variant> variants() { return variant_table; }
 
-const ForceStrategy* find_strategy(std::string_view name) {
-  for (const ForceStrategy& s : strategy_table)
-    if (s.name == name) return &s;
+const Variant* find_variant(std::string_view name) {
+  for (const Variant& v : variant_table)
+    if (v.name == name) return &v;
   return nullptr;
+}
+
+double pair_force_scale(const ForceInput& in) {
+  const NeighbourList& list = *in.list;
+  const double box = in.box, half_box = 0.5 * box, cutoff2 = in.cutoff * in.cutoff;
+  double largest = 0;
+  for (std::size_t i = 0; i < list.size(); ++i)
+    for (std::size_t k = list.offsets[i]; k < list.offsets[i + 1]; ++k) {
+      const auto [dx, dy, dz] = separation(in.position[i], in.position[static_cast<std::size_t>(list.neighbours[k])],
+                                           box, half_box);
+      const double r2 = dx * dx + dy * dy + dz * dz;
+      if (r2 < cutoff2) largest = std::max(largest, std::abs(force_over_r(r2)) * std::sqrt(r2));
+    }
+  return largest;
+}
+
+double force_error(std::span<const Vec3> f, std::span<const Vec3> ref, double floor) {
+  double diff = 0, scale = floor;
+  for (std::size_t i = 0; i < f.size(); ++i) {
+    const double dx = std::abs(f[i].x - ref[i].x), dy = std::abs(f[i].y - ref[i].y), dz = std::abs(f[i].z - ref[i].z);
+    if (!(std::isfinite(dx) && std::isfinite(dy) && std::isfinite(dz)))  // std::max would pass a NaN over
+      return std::numeric_limits<double>::infinity();
+    diff = std::max({diff, dx, dy, dz});
+    scale = std::max({scale, std::abs(ref[i].x), std::abs(ref[i].y), std::abs(ref[i].z)});
+  }
+  return scale > 0 ? diff / scale : diff;
 }
 
 void calibrate_triangle(const ForceInput& input, std::span<Vec3> scratch, ForceWorkspace& ws, int threads, int reps) {
@@ -300,7 +327,7 @@ IdleSummary summarize(std::span<const ThreadTimes> times) {
   return s;
 }
 
-double model_idle_s(const ForceStrategy& strategy, int threads, double section_s) {
+double model_idle_s(const Variant& strategy, int threads, double section_s) {
   if (!strategy.critical_section) return 0.0;
   const double pairs_of_threads = static_cast<double>(threads) * (threads - 1.0);
   return strategy.name == "triangle" ? pairs_of_threads * section_s / 2.0 : pairs_of_threads * section_s;

@@ -1,6 +1,7 @@
 /// \file forces.hpp
 /// \brief The force strategies of chapter 01: one serial reference and five OpenMP ways of summing
-/// pair forces into a shared array, each instrumented with per-thread timestamps.
+/// pair forces into a shared array, each instrumented with per-thread timestamps, and how the results
+/// of two of them are compared.
 #pragma once
 #include <cstddef>
 #include <span>
@@ -49,24 +50,34 @@ struct ForceWorkspace {
 /// A force strategy: fills `force` (size N) with the total Lennard-Jones force on each atom.
 using ForceFunction = void (*)(const ForceInput& input, std::span<Vec3> force, ForceWorkspace& workspace, int threads);
 
-/// One rung of the ladder: the driver, the tests and the lesson all walk this table.
-struct ForceStrategy {
+/// One rung of the ladder (the study calls them methods, the lesson strategies): the driver, the tests
+/// and the lesson all walk this table.
+struct Variant {
   std::string_view name;
+  std::string_view teaches;
   ForceFunction compute;
   ListKind list;             ///< the neighbour list it walks
   bool critical_section;     ///< the idle-time model Nth(Nth−1)Tc applies (critical) or half of it (triangle)
-  std::string_view teaches;
 };
 
 /// serial, critical, triangle, atomic, thread_arrays, full_list: in that order.
-std::span<const ForceStrategy> force_strategies();
-/// The strategy called `name`, or nullptr.
-const ForceStrategy* find_strategy(std::string_view name);
+std::span<const Variant> variants();
+/// The variant called `name`, or nullptr.
+const Variant* find_variant(std::string_view name);
 
 /// Measures Δ = Tc / t_p for a team of `threads` with `reps` calls of the critical method (medians)
 /// and stores it in the workspace; the triangle method calls this itself when its team size changes.
 void calibrate_triangle(const ForceInput& input, std::span<Vec3> scratch, ForceWorkspace& workspace, int threads,
                         int reps = 3);
+
+/// The force scale of a configuration: the largest |F| of a single interacting pair. The net force on an
+/// atom is a sum of such terms that may cancel (on a perfect lattice it is zero up to round-off), so
+/// round-off is relative to this, not to the net forces. The list may be half or full.
+double pair_force_scale(const ForceInput& input);
+
+/// max |f_i − ref_i| (any component) over max(largest |ref| component, `floor`): 0 for equal arrays, about
+/// 1e-16 × (neighbours per atom) for two summation orders of the same forces.
+double force_error(std::span<const Vec3> f, std::span<const Vec3> ref, double floor);
 
 /// What the timestamps of one call say.
 struct IdleSummary {
@@ -81,6 +92,6 @@ IdleSummary summarize(std::span<const ThreadTimes> times);
 
 /// The model's total idle time: Nth(Nth−1)Tc for the critical method, half that for the triangle
 /// method, 0 for strategies without a critical section.
-double model_idle_s(const ForceStrategy& strategy, int threads, double section_s);
+double model_idle_s(const Variant& strategy, int threads, double section_s);
 
 }  // namespace md

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <numeric>
 #include <stdexcept>
+#include <string>
 
 namespace md {
 
@@ -63,12 +64,16 @@ double temperature(const System& system) {
 
 namespace {
 
-/// The cell grid: `per_side`³ cells of side box / per_side ≥ reach.
+/// The cell grid: `per_side`³ cells of side box / per_side ≥ reach. Never more cells than atoms: a
+/// dilute system (a huge box) would otherwise ask for billions of empty cells; larger cells only mean
+/// more candidates per cell, never a missed pair.
 struct CellGrid {
   int per_side = 1;
   double side = 0;
-  explicit CellGrid(double box, double reach)
-      : per_side(std::max(1, static_cast<int>(std::floor(box / reach)))), side(box / per_side) {}
+  CellGrid(double box, double reach, std::size_t atoms)
+      : per_side(static_cast<int>(std::clamp(std::floor(box / reach), 1.0,
+                                             std::max(1.0, std::floor(std::cbrt(static_cast<double>(atoms))))))),
+        side(box / per_side) {}
   int coordinate(double wrapped) const noexcept { return std::min(static_cast<int>(wrapped / side), per_side - 1); }
   int index(const Vec3& p) const noexcept {
     return (coordinate(p.z) * per_side + coordinate(p.y)) * per_side + coordinate(p.x);
@@ -76,12 +81,22 @@ struct CellGrid {
   int count() const noexcept { return per_side * per_side * per_side; }
 };
 
+/// x mapped into [0, box). fmod is exact for any finite x, so even an atom flung a million boxes away
+/// lands inside the box (x − box·floor(x/box) would not: its rounding error grows with |x|).
 double wrap(double x, double box) noexcept {
-  double w = x - box * std::floor(x / box);
+  double w = std::fmod(x, box);
+  if (w < 0) w += box;
   return w >= box ? 0.0 : w;  // x just below 0 can round up to exactly box
 }
 
 Vec3 wrap(const Vec3& p, double box) noexcept { return {wrap(p.x, box), wrap(p.y, box), wrap(p.z, box)}; }
+
+bool finite(const Vec3& p) noexcept { return std::isfinite(p.x) && std::isfinite(p.y) && std::isfinite(p.z); }
+
+[[noreturn]] void throw_non_finite(const char* where, std::size_t atom) {
+  throw std::invalid_argument(std::string(where) + ": atom " + std::to_string(atom) +
+                              " has a non-finite position (the run blew up before this call)");
+}
 
 /// Whether a pair (i, j), i ≠ j, goes into i's row when every neighbour cell is searched. Half list: i < j
 /// with an even sum, or i > j with an odd sum, so each pair lands in exactly one row and every row gets
@@ -91,14 +106,71 @@ bool keeps(ListKind kind, std::int64_t i, std::int64_t j) noexcept {
   return kind == ListKind::full || ((i < j) == ((i + j) % 2 == 0));
 }
 
+/// The atoms binned by cell: wrapped positions, each atom's cell, and the atoms of cell c in
+/// atoms[start[c]] … atoms[start[c+1] − 1].
+struct CellBins {
+  std::vector<Vec3> wrapped;
+  std::vector<int> cell;
+  std::vector<std::size_t> start;
+  std::vector<std::int32_t> atoms;
+};
+
+CellBins bin_atoms(const System& system, const CellGrid& grid) {
+  const std::size_t n = system.size();
+  CellBins bins{std::vector<Vec3>(n), std::vector<int>(n),
+                std::vector<std::size_t>(static_cast<std::size_t>(grid.count()) + 1, 0), std::vector<std::int32_t>(n)};
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!finite(system.position[i])) throw_non_finite("build_neighbour_list", i);
+    bins.wrapped[i] = wrap(system.position[i], system.box);
+    bins.cell[i] = grid.index(bins.wrapped[i]);
+    ++bins.start[static_cast<std::size_t>(bins.cell[i]) + 1];
+  }
+  std::partial_sum(bins.start.begin(), bins.start.end(), bins.start.begin());
+  std::vector<std::size_t> fill(bins.start.begin(), bins.start.end() - 1);
+  for (std::size_t i = 0; i < n; ++i) bins.atoms[fill[static_cast<std::size_t>(bins.cell[i])]++] = static_cast<std::int32_t>(i);
+  return bins;
+}
+
+/// The cell offsets searched around an atom's cell: all 27, or the own cell and the 13 "forward" ones.
+/// Two neighbouring cells differ by a unique offset d in {-1,0,1}^3, and exactly one of d, -d is
+/// forward, so with the half stencil each pair is found exactly once and every atom gets about half
+/// its neighbours.
+std::vector<std::array<int, 3>> stencil_offsets(bool half_stencil) {
+  std::vector<std::array<int, 3>> offsets;
+  for (int dz = -1; dz <= 1; ++dz)
+    for (int dy = -1; dy <= 1; ++dy)
+      for (int dx = -1; dx <= 1; ++dx) {
+        const bool forward = dz > 0 || (dz == 0 && (dy > 0 || (dy == 0 && dx > 0)));
+        const bool own = dx == 0 && dy == 0 && dz == 0;
+        if (!half_stencil || forward || own) offsets.push_back({dx, dy, dz});
+      }
+  return offsets;
+}
+
+/// Turns the row lengths in list.offsets into offsets and copies each thread's rows into place: thread
+/// t built the rows of atoms first_atom[t] onwards, contiguously.
+void gather_rows(const std::vector<std::vector<std::int32_t>>& rows_of_thread, const std::vector<std::size_t>& first_atom,
+                 NeighbourList& list, int threads) {
+  std::partial_sum(list.offsets.begin(), list.offsets.end(), list.offsets.begin());
+  list.neighbours.resize(list.offsets.back());
+#pragma omp parallel for num_threads(threads) schedule(static, 1)
+  for (int t = 0; t < threads; ++t) {
+    const auto& rows = rows_of_thread[static_cast<std::size_t>(t)];
+    if (!rows.empty())
+      std::copy(rows.begin(), rows.end(), list.neighbours.begin() +
+                                              static_cast<std::ptrdiff_t>(list.offsets[first_atom[static_cast<std::size_t>(t)]]));
+  }
+}
+
 }  // namespace
 
 void wrap_and_sort_by_cell(System& system, double reach) {
   const std::size_t n = system.size();
-  const CellGrid grid(system.box, reach);
+  const CellGrid grid(system.box, reach, n);
   std::vector<int> cell(n);
   std::vector<std::size_t> start(static_cast<std::size_t>(grid.count()) + 1, 0);
   for (std::size_t i = 0; i < n; ++i) {
+    if (!finite(system.position[i])) throw_non_finite("wrap_and_sort_by_cell", i);
     system.position[i] = wrap(system.position[i], system.box);
     cell[i] = grid.index(system.position[i]);
     ++start[static_cast<std::size_t>(cell[i]) + 1];
@@ -119,25 +191,16 @@ NeighbourList build_neighbour_list(const System& system, double reach, ListKind 
     throw std::invalid_argument("build_neighbour_list: need 0 < reach <= box / 2");
   const std::size_t n = system.size();
   const double box = system.box, half_box = 0.5 * box, reach2 = reach * reach;
-  const CellGrid grid(box, reach);
+  const CellGrid grid(box, reach, n);
   const int per_side = grid.per_side;
   // With fewer than 3 cells a side, the 27-cell stencil names some cells twice: visit each once.
   const bool dedupe = per_side < 3;
 
-  std::vector<Vec3> wrapped(n);
-  std::vector<int> cell(n);
-  std::vector<std::size_t> cell_start(static_cast<std::size_t>(grid.count()) + 1, 0);
-  for (std::size_t i = 0; i < n; ++i) {
-    wrapped[i] = wrap(system.position[i], box);
-    cell[i] = grid.index(wrapped[i]);
-    ++cell_start[static_cast<std::size_t>(cell[i]) + 1];
-  }
-  std::partial_sum(cell_start.begin(), cell_start.end(), cell_start.begin());
-  std::vector<std::int32_t> cell_atoms(n);
-  {
-    std::vector<std::size_t> fill(cell_start.begin(), cell_start.end() - 1);
-    for (std::size_t i = 0; i < n; ++i) cell_atoms[fill[static_cast<std::size_t>(cell[i])]++] = static_cast<std::int32_t>(i);
-  }
+  const CellBins bins = bin_atoms(system, grid);
+  const std::vector<Vec3>& wrapped = bins.wrapped;
+  const std::vector<int>& cell = bins.cell;
+  const std::vector<std::size_t>& cell_start = bins.start;
+  const std::vector<std::int32_t>& cell_atoms = bins.atoms;
 
   NeighbourList list;
   list.kind = kind;
@@ -147,19 +210,10 @@ NeighbourList build_neighbour_list(const System& system, double reach, ListKind 
   std::vector<std::size_t> first_atom(static_cast<std::size_t>(threads) + 1, n);
 
   // Half list with 3+ cells a side: the own cell (partners j > i only) and the 13 cells of a "forward"
-  // half stencil. Two neighbouring cells differ by a unique offset d in {-1,0,1}^3, and exactly one of
-  // d, -d is forward, so each pair is found exactly once and every atom gets about half its
-  // neighbours. Otherwise (full list, or a box too small for 3 cells) all 27 cells, each visited once,
+  // half stencil. Otherwise (full list, or a box too small for 3 cells) all 27 cells, each visited once,
   // and the parity rule `keeps` picks the row.
   const bool half_stencil = kind == ListKind::half && per_side >= 3;
-  std::vector<std::array<int, 3>> offsets;
-  for (int dz = -1; dz <= 1; ++dz)
-    for (int dy = -1; dy <= 1; ++dy)
-      for (int dx = -1; dx <= 1; ++dx) {
-        const bool forward = dz > 0 || (dz == 0 && (dy > 0 || (dy == 0 && dx > 0)));
-        const bool own = dx == 0 && dy == 0 && dz == 0;
-        if (!half_stencil || forward || own) offsets.push_back({dx, dy, dz});
-      }
+  const std::vector<std::array<int, 3>> offsets = stencil_offsets(half_stencil);
 
 #pragma omp parallel num_threads(threads)
   {
@@ -211,15 +265,7 @@ NeighbourList build_neighbour_list(const System& system, double reach, ListKind 
     }
     rows.resize(used);
   }
-  std::partial_sum(list.offsets.begin(), list.offsets.end(), list.offsets.begin());
-  list.neighbours.resize(list.offsets[n]);
-#pragma omp parallel for num_threads(threads) schedule(static, 1)
-  for (int t = 0; t < threads; ++t) {
-    const auto& rows = rows_of_thread[static_cast<std::size_t>(t)];
-    if (!rows.empty())
-      std::copy(rows.begin(), rows.end(), list.neighbours.begin() +
-                                              static_cast<std::ptrdiff_t>(list.offsets[first_atom[static_cast<std::size_t>(t)]]));
-  }
+  gather_rows(rows_of_thread, first_atom, list, threads);
   return list;
 }
 
@@ -245,24 +291,32 @@ NeighbourList brute_force_neighbour_list(const System& system, double reach, Lis
   return list;
 }
 
-PairSums pair_sums(const System& system, const NeighbourList& half_list, double cutoff) {
-  if (half_list.kind != ListKind::half) throw std::invalid_argument("pair_sums needs a half list");
+PairSums pair_sums(const System& system, const NeighbourList& list, double cutoff, int threads) {
   const double box = system.box, half_box = 0.5 * box, cutoff2 = cutoff * cutoff;
-  PairSums sums;
-  for (std::size_t i = 0; i < half_list.size(); ++i) {
-    const Vec3 pi = system.position[i];
-    for (std::size_t k = half_list.offsets[i]; k < half_list.offsets[i + 1]; ++k) {
-      const Vec3 pj = system.position[static_cast<std::size_t>(half_list.neighbours[k])];
+  const auto rows = static_cast<std::ptrdiff_t>(list.size());
+  const Vec3* x = system.position.data();
+  double potential = 0, virial = 0, closest2 = list.reach * list.reach;
+  std::size_t interacting = 0;
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(+ : potential, virial, interacting) \
+    reduction(min : closest2)
+  for (std::ptrdiff_t i = 0; i < rows; ++i) {
+    const Vec3 pi = x[i];
+    for (std::size_t k = list.offsets[static_cast<std::size_t>(i)]; k < list.offsets[static_cast<std::size_t>(i) + 1]; ++k) {
+      const Vec3 pj = x[static_cast<std::size_t>(list.neighbours[k])];
       const double dx = minimum_image(pi.x - pj.x, box, half_box), dy = minimum_image(pi.y - pj.y, box, half_box),
                    dz = minimum_image(pi.z - pj.z, box, half_box);
       const double r2 = dx * dx + dy * dy + dz * dz;
+      closest2 = std::min(closest2, r2);
       if (r2 >= cutoff2) continue;
+      ++interacting;
       const double sr2 = 1.0 / r2, sr6 = sr2 * sr2 * sr2;
-      sums.potential += 4.0 * sr6 * (sr6 - 1.0);
-      sums.virial += 48.0 * sr6 * (sr6 - 0.5);  // r · F = r² · F/r
+      potential += 4.0 * sr6 * (sr6 - 1.0);
+      virial += 48.0 * sr6 * (sr6 - 0.5);  // r · F = r² · F/r
     }
   }
-  return sums;
+  const double pairs_counted = list.kind == ListKind::full ? 2.0 : 1.0;  // a full list holds each pair twice
+  return {potential / pairs_counted, virial / pairs_counted, std::sqrt(closest2),
+          list.kind == ListKind::full ? interacting / 2 : interacting};
 }
 
 Thermo measure_thermo(const System& system, const NeighbourList& half_list, double cutoff) {

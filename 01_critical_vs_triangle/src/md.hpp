@@ -52,12 +52,14 @@ struct NeighbourList {
 
 /// Wraps every position into [0, box) and reorders the atoms (positions and velocities together) by
 /// the cell they sit in, so that atoms close in space are close in memory: the force loop then finds
-/// its neighbours' data in cache. Called at every list rebuild.
+/// its neighbours' data in cache. Called at every list rebuild. Throws std::invalid_argument if a
+/// position is not finite (a blown-up run has no cell to sort into).
 void wrap_and_sort_by_cell(System& system, double reach);
 
 /// Builds the list with cell binning (cells of side ≥ reach; the own cell and its 26 neighbours, or for a
 /// half list the own cell and 13 of them: O(N) instead of O(N²)), using `threads` OpenMP threads.
-/// Needs reach ≤ box / 2, so that a pair within reach has one image only.
+/// Needs reach ≤ box / 2, so that a pair within reach has one image only, and finite positions
+/// (std::invalid_argument otherwise).
 NeighbourList build_neighbour_list(const System& system, double reach, ListKind kind, int threads);
 
 /// A list of the same pairs found by checking every pair: O(N²), the reference for the tests. (Which of
@@ -72,12 +74,16 @@ inline double minimum_image(double d, double box, double half_box) noexcept {
   return d;
 }
 
-/// Potential energy and virial (Σ r·F over pairs) of the configuration, from a half list.
+/// Potential energy, virial (Σ r·F over pairs) and the closest pair of the configuration.
 struct PairSums {
   double potential = 0;
   double virial = 0;
+  double closest = 0;           ///< the smallest separation of a listed pair (the list's reach if none)
+  std::size_t interacting = 0;  ///< listed pairs closer than the cut-off, each counted once
 };
-PairSums pair_sums(const System& system, const NeighbourList& half_list, double cutoff);
+/// The sums over the pairs of a half or a full list (a full list holds each pair twice and is halved),
+/// on `threads` OpenMP threads (1: a fixed summation order, as for the step-0 check against LAMMPS).
+PairSums pair_sums(const System& system, const NeighbourList& list, double cutoff, int threads = 1);
 
 /// What LAMMPS prints as thermo output, per atom where LAMMPS does.
 struct Thermo {

@@ -1,17 +1,49 @@
 #include "simulation.hpp"
 
 #include <omp.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <numbers>
 #include <sstream>
 
 #include "common/errors.hpp"
+#include "stability.hpp"
 
 namespace md {
 
 double box_side(const Config& config) { return config.cells * std::cbrt(4.0 / config.density); }
+
+int max_team_size() { return 4 * std::max(1, omp_get_num_procs()); }
+
+namespace {
+
+/// What a run holds at its peak, per atom: the driver's copies of the system, forces and reference
+/// (~400 B), the half and full lists and the build's scratch rows (4 B per listed neighbour, about
+/// twice over), and one private force array per thread for each of the three variants that keep them.
+double estimated_bytes(const Config& c) {
+  const double atoms = 4.0 * c.cells * c.cells * c.cells;
+  const double reach = c.cutoff + c.skin;
+  const double neighbours = std::min(atoms, c.density * 4.0 / 3.0 * std::numbers::pi * reach * reach * reach);
+  const int largest_team = c.threads.empty() ? 1 : *std::max_element(c.threads.begin(), c.threads.end());
+  return atoms * (400.0 + 4.0 * 1.5 * neighbours * 2.0 + 3.0 * 24.0 * largest_team);
+}
+
+double physical_memory_bytes() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? static_cast<double>(pages) * static_cast<double>(page) : 0.0;
+}
+
+std::string gib(double bytes) {
+  std::ostringstream out;
+  out.precision(3);
+  out << bytes / (1024.0 * 1024.0 * 1024.0) << " GiB";
+  return out.str();
+}
+
+}  // namespace
 
 void validate_config(const Config& c) {
   using course::UsageError;
@@ -26,10 +58,12 @@ void validate_config(const Config& c) {
   if (c.rebuild_every < 1) throw UsageError("--rebuild-every must be at least 1");
   if (c.threads.empty()) throw UsageError("--threads names no thread count");
   for (int t : c.threads)
-    if (t < 1 || t > 1024) throw UsageError("--threads: every team size must be in 1..1024, got " + std::to_string(t));
-  if (c.strategies.empty()) throw UsageError("--strategy names no strategy");
-  for (const std::string& s : c.strategies)
-    if (!find_strategy(s)) throw UsageError("unknown strategy '" + s + "'");
+    if (t < 1 || t > max_team_size())
+      throw UsageError("--threads: every team size must be in 1.." + std::to_string(max_team_size()) +
+                       " (4 x the logical cores), got " + std::to_string(t));
+  if (c.variants.empty()) throw UsageError("--variants names no variant");
+  for (const std::string& s : c.variants)
+    if (!find_variant(s)) throw UsageError("--variants " + s + ": no such variant");
   const double box = box_side(c);
   if (c.cutoff + c.skin > 0.5 * box) {
     std::ostringstream msg;
@@ -37,49 +71,40 @@ void validate_config(const Config& c) {
         << "): use more --cells or a smaller --cutoff/--skin";
     throw UsageError(msg.str());
   }
+  check_time_step(c.density, c.temperature, c.dt);
+  const double needed = estimated_bytes(c), available = physical_memory_bytes();
+  if (available > 0 && needed > 0.8 * available)
+    throw UsageError("--cells " + std::to_string(c.cells) + " with these --threads, --density and --cutoff needs about " +
+                     gib(needed) + ", more than 80% of this machine's " + gib(available) + ": use fewer cells or threads");
 }
 
-std::vector<int> parse_thread_list(const std::string& text) {
+std::vector<int> parse_thread_list(const std::vector<std::string>& items, int max_team) {
   const auto parse_one = [&](const std::string& word) {
     if (word.empty() || word.size() > 6 || !std::all_of(word.begin(), word.end(), [](char ch) { return ch >= '0' && ch <= '9'; }))
-      throw course::UsageError("--threads: '" + text + "' is not a count or a comma-separated list of counts");
-    const int value = std::stoi(word);
-    if (value < 1 || value > 1024) throw course::UsageError("--threads: team sizes must be in 1..1024, got '" + word + "'");
-    return value;
+      throw course::UsageError("--threads " + word + ": not a count (use N for the sweep 1..N, or a list like 1,2,4)");
+    return std::stoi(word);
   };
+  if (items.empty()) throw course::UsageError("--threads names no thread count");
   std::vector<int> teams;
-  if (text.find(',') == std::string::npos) {
-    const int max_threads = parse_one(text);
-    for (int t = 1; t <= max_threads; ++t) teams.push_back(t);
+  if (items.size() == 1) {
+    const int largest = parse_one(items.front());
+    if (largest < 1 || largest > max_team)
+      throw course::UsageError("--threads " + items.front() + ": a sweep goes from 1 up to at most " +
+                               std::to_string(max_team) + " threads (4 x the logical cores); name larger teams as "
+                               "a list, e.g. 1,2," + std::to_string(max_team));
+    for (int t = 1; t <= largest; ++t) teams.push_back(t);
     return teams;
   }
-  std::stringstream in(text);
-  std::string word;
-  while (std::getline(in, word, ',')) teams.push_back(parse_one(word));
-  if (text.back() == ',') parse_one("");  // "4," names an empty team size
+  for (const std::string& item : items) {
+    const int team = parse_one(item);
+    if (team < 1 || team > max_team)
+      throw course::UsageError("--threads " + item + ": team sizes must be in 1.." + std::to_string(max_team) +
+                               " (4 x the logical cores)");
+    teams.push_back(team);
+  }
   std::sort(teams.begin(), teams.end());
   teams.erase(std::unique(teams.begin(), teams.end()), teams.end());
   return teams;
-}
-
-std::vector<std::string> parse_strategy_list(const std::string& text) {
-  std::vector<std::string> names;
-  if (text == "all") {
-    for (const ForceStrategy& s : force_strategies()) names.emplace_back(s.name);
-    return names;
-  }
-  std::stringstream in(text);
-  std::string word;
-  while (std::getline(in, word, ',')) {
-    if (!find_strategy(word)) {
-      std::string known;
-      for (const ForceStrategy& s : force_strategies()) known += (known.empty() ? "" : ", ") + std::string(s.name);
-      throw course::UsageError("unknown strategy '" + word + "' (known: all, " + known + ")");
-    }
-    if (std::find(names.begin(), names.end(), word) == names.end()) names.push_back(word);
-  }
-  if (names.empty()) throw course::UsageError("--strategy names no strategy");
-  return names;
 }
 
 System make_system(const Config& config) {
@@ -89,23 +114,32 @@ System make_system(const Config& config) {
 }
 
 // [md_loop]
-LoopResult run_md(System& system, const Config& config, const ForceStrategy& strategy, int threads, int steps,
+LoopResult run_md(System& system, const Config& config, const Variant& strategy, int threads, int steps,
                   ForceWorkspace& workspace, std::vector<Vec3>& force) {
   const double reach = config.cutoff + config.skin, half_dt = 0.5 * config.dt, dt = config.dt;
   const auto n = static_cast<std::ptrdiff_t>(system.size());
+  const double atoms = static_cast<double>(system.size());
   force.assign(system.size(), Vec3{});
   wrap_and_sort_by_cell(system, reach);
   NeighbourList list = build_neighbour_list(system, reach, strategy.list, threads);
+  std::vector<Vec3> at_build = system.position;  // the stale-list check measures motion from here
+  int built_at = 0;
   const auto compute_forces = [&] {
     const ForceInput input{system.position, system.box, config.cutoff, &list};
     strategy.compute(input, force, workspace, threads);
   };
   compute_forces();  // setup: the forces of step 0
+  // Untimed, like the rest of the setup: no overlapping pair, and the energy the drift is measured from.
+  const PairSums start = pair_sums(system, list, config.cutoff, threads);
+  check_closest_pair(start.closest, dt);
+  const double kinetic = kinetic_energy(system);
   LoopResult result;
   result.steps = steps;
+  result.start_energy = result.end_energy = (start.potential + kinetic) / atoms;
   Vec3* x = system.position.data();
   Vec3* v = system.velocity.data();
-  const auto start = std::chrono::steady_clock::now();
+  const auto started = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::duration checking{};
   for (int step = 1; step <= steps; ++step) {
     const Vec3* f = force.data();
 #pragma omp parallel for num_threads(threads) schedule(static)
@@ -118,14 +152,27 @@ LoopResult run_md(System& system, const Config& config, const ForceStrategy& str
       x = system.position.data();
       v = system.velocity.data();
       list = build_neighbour_list(system, reach, strategy.list, threads);
+      at_build = system.position;
+      built_at = step;
       ++result.rebuilds;
     }
     compute_forces();
 #pragma omp parallel for num_threads(threads) schedule(static)
     for (std::ptrdiff_t i = 0; i < n; ++i)  // second half kick with the new forces
       v[i].x += half_dt * f[i].x, v[i].y += half_dt * f[i].y, v[i].z += half_dt * f[i].z;
+    // The list built at `built_at` has served its last step when the next one replaces it, or when the
+    // run ends: only then is it checked, with the clock stopped (the check is not part of the MD work).
+    if ((step + 1) % config.rebuild_every == 0 || step == steps) {
+      const auto paused = std::chrono::steady_clock::now();
+      check_list(system, list, at_build, built_at, step, config.cutoff, dt, threads);
+      checking += std::chrono::steady_clock::now() - paused;
+    }
   }
-  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started - checking).count();
+  if (steps > 0) {
+    result.end_energy = (pair_sums(system, list, config.cutoff, threads).potential + kinetic_energy(system)) / atoms;
+    check_energy_drift(result.start_energy, result.end_energy, (std::abs(start.potential) + kinetic) / atoms, steps, dt);
+  }
   return result;
 }
 // [md_loop]

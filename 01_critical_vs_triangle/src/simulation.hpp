@@ -1,7 +1,8 @@
 /// \file simulation.hpp
 /// \brief The run configuration (with its validation, shared by the driver and the tests) and the
-/// velocity-Verlet NVE loop that the driver times.
+/// velocity-Verlet NVE loop that the driver times, with the checks that stop a run gone wrong.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -19,27 +20,31 @@ struct Config {
   double cutoff = 2.5;          ///< Rc, in σ
   double skin = 0.3;            ///< neighbour-list skin, in σ
   double dt = 0.005;            ///< timestep, in τ
-  int steps = 100;              ///< timed MD steps per (strategy, threads); 0: time the force part only
+  int steps = 100;              ///< timed MD steps per (variant, threads); 0: time the force part only
   int rebuild_every = 20;       ///< neighbour-list rebuild period, in steps
   std::vector<int> threads{1};  ///< team sizes of the sweep
-  std::vector<std::string> strategies;  ///< names from force_strategies()
+  std::vector<std::string> variants;  ///< names from variants(), in table order
   std::uint64_t seed = 87287;   ///< velocity seed (LAMMPS' in.lj uses 87287 too; its generator differs)
 };
 
 /// Side of the cubic box the configuration asks for.
 double box_side(const Config& config);
 
-/// Throws course::UsageError with one clear line when the configuration cannot run: sizes or counts
-/// zero or negative, a team of zero threads, an unknown strategy, or Rc + skin above half the box (a
-/// pair could then interact through two images, which the minimum-image convention cannot express).
+/// The largest team a sweep may use: 4 × the logical cores. Beyond that every thread waits for a core
+/// most of the time, and the sweep measures the scheduler (for minutes), not the algorithm.
+int max_team_size();
+
+/// Throws course::UsageError with one clear line when the configuration cannot run or cannot be valid:
+/// sizes or counts out of range, a team of zero threads or above max_team_size(), an unknown variant,
+/// Rc + skin above half the box (a pair could then interact through two images, which the
+/// minimum-image convention cannot express), a time step, density or temperature that velocity Verlet
+/// cannot follow (check_time_step in stability.hpp), or more memory than the machine has.
 void validate_config(const Config& config);
 
-/// "8" → the sweep 1, 2, …, 8; "1,2,4,16" → exactly those, sorted, duplicates dropped.
-/// Throws course::UsageError on anything else (empty, zero, negative, not a number).
-std::vector<int> parse_thread_list(const std::string& text);
-
-/// "all" → every strategy; "critical,triangle" → those. Throws course::UsageError on an unknown name.
-std::vector<std::string> parse_strategy_list(const std::string& text);
+/// The items of --threads: one count N → the sweep 1, 2, …, N; several → exactly those, sorted,
+/// duplicates dropped. Throws course::UsageError on anything but counts in 1..max_team (a single N above
+/// it says to name the large teams as a list instead of sweeping up to them).
+std::vector<int> parse_thread_list(const std::vector<std::string>& items, int max_team);
 
 /// Builds the configured system: fcc lattice, velocities at the configured temperature.
 System make_system(const Config& config);
@@ -49,13 +54,20 @@ struct LoopResult {
   double seconds = 0;   ///< wall time of the `steps` steps (setup excluded, as in LAMMPS' "Loop time")
   int steps = 0;
   int rebuilds = 0;
+  double start_energy = 0;  ///< total energy per atom at step 0
+  double end_energy = 0;    ///< … and after the last step
   double steps_per_second() const noexcept { return seconds > 0 ? steps / seconds : 0.0; }
 };
 
 /// Runs `steps` velocity-Verlet NVE steps of `system` with `strategy` on `threads` threads, rebuilding
 /// the list (after wrapping and sorting the atoms by cell) every config.rebuild_every steps.
 /// `force` is resized to N and holds the last forces on return.
-LoopResult run_md(System& system, const Config& config, const ForceStrategy& strategy, int threads, int steps,
+/// Throws SimulationFailure (stability.hpp) naming the step and the likely cause when the run stops being
+/// valid: overlapping atoms at step 0; non-finite coordinates or pairs within Rc missing from the list
+/// (check_list, when a list is about to be replaced and after the last step); a total energy drift
+/// beyond max_energy_drift (after the last step). The checks run with the clock stopped: `seconds` is
+/// the MD work alone, plus one O(N) copy of the positions per rebuild.
+LoopResult run_md(System& system, const Config& config, const Variant& strategy, int threads, int steps,
                   ForceWorkspace& workspace, std::vector<Vec3>& force);
 
 }  // namespace md

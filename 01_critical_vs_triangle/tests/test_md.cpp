@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -78,7 +79,7 @@ double total_energy(const md::System& s, double cutoff, double reach) {
 md::Config small_config(int cells) {
   md::Config c;
   c.cells = cells;
-  c.strategies = {"serial"};
+  c.variants = {"serial"};
   return c;
 }
 
@@ -162,12 +163,12 @@ TEST_CASE("every strategy matches the serial forces to 1e-10 (relative to the fo
   const md::ForceInput full_input{system.position, system.box, cutoff, &full};
   std::vector<md::Vec3> reference(system.size());
   md::ForceWorkspace ws;
-  md::find_strategy("serial")->compute(half_input, reference, ws, 1);
+  md::find_variant("serial")->compute(half_input, reference, ws, 1);
   double scale = 0;
   for (const auto& f : reference) scale = std::max({scale, std::abs(f.x), std::abs(f.y), std::abs(f.z)});
   REQUIRE(scale > 1.0);  // a real test: the perturbed lattice has large forces
 
-  for (const md::ForceStrategy& strategy : md::force_strategies()) {
+  for (const md::Variant& strategy : md::variants()) {
     for (int threads : {1, 2, 3, 5, 8, 13}) {
       CAPTURE(strategy.name);
       CAPTURE(threads);
@@ -189,7 +190,7 @@ TEST_CASE("every strategy matches the serial forces to 1e-10 (relative to the fo
     steep.triangle_threads = 7;
     steep.triangle_step = 1e9;
     std::vector<md::Vec3> force(system.size());
-    md::find_strategy("triangle")->compute(half_input, force, steep, 7);
+    md::find_variant("triangle")->compute(half_input, force, steep, 7);
     CHECK(max_relative_error(force, reference) <= 1e-10);
     CHECK(steep.times.front().particles == 0);
   }
@@ -204,9 +205,9 @@ TEST_CASE("the idle-time summary reproduces the model on an ideal critical-secti
   CHECK(s.idle_after_s == doctest::Approx(0.5 * 6));
   CHECK(s.section_mean_s == doctest::Approx(0.5));
   CHECK(s.particle_s == doctest::Approx(0.1));
-  CHECK(s.idle_s() == doctest::Approx(md::model_idle_s(*md::find_strategy("critical"), 4, 0.5)));
-  CHECK(md::model_idle_s(*md::find_strategy("triangle"), 4, 0.5) == doctest::Approx(0.5 * 6));
-  CHECK(md::model_idle_s(*md::find_strategy("thread_arrays"), 4, 0.5) == 0.0);
+  CHECK(s.idle_s() == doctest::Approx(md::model_idle_s(*md::find_variant("critical"), 4, 0.5)));
+  CHECK(md::model_idle_s(*md::find_variant("triangle"), 4, 0.5) == doctest::Approx(0.5 * 6));
+  CHECK(md::model_idle_s(*md::find_variant("thread_arrays"), 4, 0.5) == 0.0);
 }
 
 TEST_CASE("energy stays bounded and momentum stays zero over 100 NVE steps") {
@@ -218,7 +219,7 @@ TEST_CASE("energy stays bounded and momentum stays zero over 100 NVE steps") {
     const double e0 = total_energy(system, config.cutoff, reach);
     md::ForceWorkspace ws;
     std::vector<md::Vec3> force;
-    const auto loop = md::run_md(system, config, *md::find_strategy(name), 3, 100, ws, force);
+    const auto loop = md::run_md(system, config, *md::find_variant(name), 3, 100, ws, force);
     CHECK(loop.rebuilds == 5);
     const double e1 = total_energy(system, config.cutoff, reach);
     // The unshifted cut-off makes the energy jump a little whenever a pair crosses Rc, and the lattice
@@ -232,7 +233,7 @@ TEST_CASE("energy stays bounded and momentum stays zero over 100 NVE steps") {
 
 TEST_CASE("validate_config accepts the defaults and rejects what cannot run") {
   md::Config ok;
-  ok.strategies = {"serial", "triangle"};
+  ok.variants = {"serial", "triangle"};
   CHECK_NOTHROW(md::validate_config(ok));
   int case_number = 0;
   const auto rejects = [&](auto change) {
@@ -255,22 +256,26 @@ TEST_CASE("validate_config accepts the defaults and rejects what cannot run") {
   rejects([](md::Config& c) { c.rebuild_every = 0; });
   rejects([](md::Config& c) { c.threads = {0}; });
   rejects([](md::Config& c) { c.threads = {}; });
-  rejects([](md::Config& c) { c.strategies = {"fastest"}; });
-  rejects([](md::Config& c) { c.strategies = {}; });
+  rejects([](md::Config& c) { c.variants = {"fastest"}; });
+  rejects([](md::Config& c) { c.variants = {}; });
+  rejects([](md::Config& c) { c.threads = {md::max_team_size() + 1}; });
   rejects([](md::Config& c) { c.temperature = -1.0; });
+  rejects([](md::Config& c) { c.dt = 1.0; });             // beyond velocity Verlet's stability limit
+  rejects([](md::Config& c) { c.density = 5.0; });        // overlapping atoms for dt 0.005
+  rejects([](md::Config& c) { c.temperature = 1e300; });  // atoms would cross the box in a step
+  rejects([](md::Config& c) { c.cutoff = 40.0, c.cells = 100, c.density = 3.0; });  // terabytes of list
   md::Config four = ok;
   four.cells = 4;  // box 6.72: 2.8 <= 3.36 fits
   CHECK_NOTHROW(md::validate_config(four));
 }
 
-TEST_CASE("thread and strategy lists parse, and junk is refused") {
-  CHECK(md::parse_thread_list("4") == std::vector<int>{1, 2, 3, 4});
-  CHECK(md::parse_thread_list("1") == std::vector<int>{1});
-  CHECK(md::parse_thread_list("8,1,4,4") == std::vector<int>{1, 4, 8});
-  for (const char* bad : {"", "0", "-2", "abc", "4,", ",4", "2,,3", "1,0", "99999999", "3.5"})
-    CHECK_THROWS_AS(md::parse_thread_list(bad), course::UsageError);
-  CHECK(md::parse_strategy_list("all").size() == md::force_strategies().size());
-  CHECK(md::parse_strategy_list("triangle,critical,triangle") == std::vector<std::string>{"triangle", "critical"});
-  CHECK_THROWS_AS(md::parse_strategy_list("critical,bogus"), course::UsageError);
-  CHECK_THROWS_AS(md::parse_strategy_list(""), course::UsageError);
+TEST_CASE("--threads: one count is a sweep up to 4 x the cores, several are exact teams, junk is refused") {
+  using items = std::vector<std::string>;
+  CHECK(md::parse_thread_list(items{"4"}, 8) == std::vector<int>{1, 2, 3, 4});
+  CHECK(md::parse_thread_list(items{"1"}, 8) == std::vector<int>{1});
+  CHECK(md::parse_thread_list(items{"8", "1", "4", "4"}, 8) == std::vector<int>{1, 4, 8});
+  for (const items& bad : {items{}, items{""}, items{"0"}, items{"-2"}, items{"abc"}, items{"1", "0"},
+                           items{"99999999"}, items{"3.5"}, items{"9"}, items{"1", "9"}, items{"1000"}})
+    CHECK_THROWS_AS(md::parse_thread_list(bad, 8), course::UsageError);
+  CHECK(md::max_team_size() >= 4);
 }

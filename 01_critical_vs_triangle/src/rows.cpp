@@ -1,0 +1,92 @@
+#include "rows.hpp"
+
+#include <omp.h>
+
+#include <cstdio>
+#include <string>
+
+#include "partition.hpp"
+
+namespace md {
+
+namespace {
+
+/// A cell whose text is not its JSON value (a range, a dash, an exponent): the table shows `text`, the
+/// JSON keeps `value` under the column's key.
+void cell(course::Row& row, const course::Column& column, std::string text, nlohmann::json value) {
+  row.text(column, std::move(text));
+  row.json(column.key, std::move(value));
+}
+
+std::string range(double lo, double hi) { return course::format_fixed(lo, 3) + "-" + course::format_fixed(hi, 3); }
+
+std::string exponent(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1e", value);
+  return text;
+}
+
+}  // namespace
+
+void record_row(course::RowTable& table, const Config& config, std::size_t atoms, int reps, const Measurement& m,
+                double serial_ms) {
+  const Variant& v = *m.variant;
+  const ForceMeasurement& f = m.force;
+  const bool synchronises = v.name != "serial", triangle = v.name == "triangle";
+  const bool has_section = v.critical_section || v.name == "thread_arrays";
+  course::Row& row = table.add_row();
+  row.integer("threads", m.threads).text("strategy", std::string(v.name)).fixed("force_ms", f.ms, 3);
+  cell(row, {"force_range", "force_ms_min"}, range(f.min_ms, f.max_ms), f.min_ms);
+  row.json("force_ms_max", f.max_ms).ratio("speedup", serial_ms / f.ms);
+  if (config.steps > 0) {
+    const double ns_per_atom_step = m.loop.seconds * 1e9 / (static_cast<double>(atoms) * m.loop.steps);
+    row.fixed({"steps/s", "loop_steps_per_s"}, m.loop.steps_per_second(), 1)
+        .fixed({"ns/atom-step", "ns_per_atom_step"}, ns_per_atom_step, 1);
+  }
+  cell(row, {"max_rel_err", "max_rel_error"}, exponent(f.max_error), f.max_error);
+  // The idle analysis last: its model and triangle columns exist only for the variants they describe, and
+  // a column appears where its first row puts it, so these must follow every column all rows share.
+  cell(row, "idle_ms", synchronises ? course::format_fixed(f.idle_ms, 3) : "-", f.idle_ms);
+  cell(row, {"idle_range", "idle_ms_min"}, synchronises ? range(f.idle_min_ms, f.idle_max_ms) : "-", f.idle_min_ms);
+  row.json("idle_ms_max", f.idle_max_ms);
+  const double section_us = f.idle.section_mean_s * 1e6;
+  cell(row, {"Tc_us", "section_us"}, has_section ? course::format_fixed(section_us, 1) : "-", section_us);
+  if (v.critical_section) row.fixed("model_idle_ms", model_idle_s(v, m.threads, f.idle.section_mean_s) * 1e3, 3);
+  if (triangle) {
+    // `clamped`: Δ hit its limit 2N/(Nth(Nth-1)) (n0 would be negative), so the model's halving cannot hold.
+    const double step_limit = max_triangle_step(atoms, m.threads);
+    const bool clamped = m.threads > 1 && f.triangle_step >= step_limit;
+    row.fixed({"delta", "triangle_step"}, f.triangle_step, 0).json("max_triangle_step", step_limit);
+    cell(row, "clamped", clamped ? "yes" : "no", clamped);
+  }
+  row.json("cells", config.cells).json("atoms", atoms).json("reps", reps);
+  row.json("idle_before_ms", f.idle.idle_before_s * 1e3).json("idle_after_ms", f.idle.idle_after_s * 1e3);
+  row.json("particle_ns", f.idle.particle_s * 1e9);
+}
+
+nlohmann::json config_json(const Config& config, std::size_t atoms, const course::TimingOptions& timing) {
+  return {{"cells", config.cells},          {"atoms", atoms},
+          {"density", config.density},      {"temperature", config.temperature},
+          {"cutoff", config.cutoff},        {"skin", config.skin},
+          {"dt", config.dt},                {"steps", config.steps},
+          {"rebuild_every", config.rebuild_every}, {"threads", config.threads},
+          {"strategies", config.variants},  {"seed", config.seed},
+          {"reps", timing.reps},            {"warmup", timing.warmup},
+          {"omp_num_procs", omp_get_num_procs()}};
+}
+
+nlohmann::json thermo_json(const Thermo& thermo) {
+  return {{"temperature", thermo.temperature}, {"potential_per_atom", thermo.potential_per_atom},
+          {"total_per_atom", thermo.total_per_atom}, {"pressure", thermo.pressure}};
+}
+
+nlohmann::json timeline_json(const std::vector<ThreadTimes>& times) {
+  nlohmann::json threads = nlohmann::json::array();
+  for (const auto& t : times)
+    threads.push_back({{"start_us", t.start * 1e6}, {"loop_begin_us", t.loop_begin * 1e6},
+                       {"compute_end_us", t.compute_end * 1e6}, {"section_enter_us", t.section_enter * 1e6},
+                       {"section_exit_us", t.section_exit * 1e6}, {"particles", t.particles}});
+  return threads;
+}
+
+}  // namespace md
