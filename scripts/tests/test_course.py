@@ -208,6 +208,64 @@ class PerfRuleTests(unittest.TestCase):
         self.assertEqual(course.perf_points(10, 10.01, 1.0), 0)
 
 
+class ClassifyTests(unittest.TestCase):
+    """How a ctest -V run becomes a status and a one-line reason (the outputs as ctest prints them)."""
+
+    @staticmethod
+    def run_of(name: str, verdict: str, *lines: str) -> str:
+        own = "\n".join(f"1: {l}" for l in lines)
+        return f"test 1\n    Start 1: {name}\n\n1: Test command: /b/t\n{own}\n1/1 Test #1: {name} " \
+               f"..........{verdict}   0.02 sec\n"
+
+    def classify(self, raw: str, name: str = "exercise.03.1"):
+        return course.classify(name, raw, 0.02, 60)
+
+    def test_segfault(self):
+        r = self.classify(self.run_of("exercise.03.1", "***Exception: SegFault"))
+        self.assertEqual((r.status, r.reason), ("crash", "crashed: SegFault"))
+
+    def test_doctest_catches_the_signal(self):
+        r = self.classify(self.run_of("exercise.03.1", "***Failed", "TEST CASE:  sums",
+                                      "t.cu:9: FATAL ERROR: test case CRASHED: SIGSEGV - Segmentation violation signal"))
+        self.assertEqual(r.status, "crash")
+        self.assertIn("SIGSEGV", r.reason)
+
+    def test_illegal_address(self):
+        r = self.classify(self.run_of("exercise.03.1", "***Failed", "TEST CASE:  sums",
+                                      "CUDA error: an illegal memory access was encountered (t.cu:40)"))
+        self.assertEqual(r.status, "crash")
+        self.assertIn("illegal memory access", r.reason)
+
+    def test_sanitizer_report(self):
+        r = self.classify(self.run_of("exercise.03.1.racecheck", "***Failed",
+                                      "========= COMPUTE-SANITIZER",
+                                      "========= Error: Race reported between Write access at reduce+0x90",
+                                      "=========     and Read access at reduce+0x120 [16 hazards]",
+                                      "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)",
+                                      "========= ERROR SUMMARY: 1 error"), "exercise.03.1.racecheck")
+        self.assertEqual(r.status, "sanitizer")
+        self.assertEqual(r.reason, "compute-sanitizer reported 1 error(s): Error: Race reported between "
+                                   "Write access at reduce+0x90")
+
+    def test_missing_sanitizer_is_an_error_not_a_pass(self):
+        r = self.classify(self.run_of("exercise.03.1.racecheck", "***Failed  Error regular expression found in output.",
+                                      "FAILED: compute-sanitizer not found: exercise 03.1 is graded by racecheck"),
+                          "exercise.03.1.racecheck")
+        self.assertEqual(r.status, "error")
+        self.assertTrue(r.reason.startswith("compute-sanitizer not found"))
+
+    def test_a_pass_needs_doctest_to_have_run_a_case(self):
+        r = self.classify(self.run_of("exercise.03.1", " Passed", "hello"))
+        self.assertEqual(r.status, "fail")
+        ok = self.run_of("exercise.03.1", " Passed", "[doctest] test cases: 1 | 1 passed | 0 failed | 4 skipped")
+        self.assertEqual(self.classify(ok).status, "pass")
+
+    def test_output_is_truncated(self):
+        r = self.classify(self.run_of("exercise.03.1", "***Failed", *["x" * 100] * 200))
+        self.assertLessEqual(len(r.output), course.OUTPUT_KEEP + 40)
+        self.assertTrue(r.output.startswith("[... output truncated ...]"))
+
+
 class FixtureCase(unittest.TestCase):
     """A fresh fixture course per class, in a temporary folder."""
 
@@ -401,6 +459,24 @@ class GradeTests(FixtureCase):
         self.assertEqual((e["01.1"]["status"], e["01.1"]["points"], e["01.1"]["reason"]),
                          ("timeout", 0, "timed out after 3 s"))
         self.assertEqual(e["02.1"]["points"], 5, e["02.1"]["reason"])
+
+    def test_a_handout_grades_its_own_pushes(self):
+        # What .github/workflows/grade.yml runs in a student's repository: the handout's own copy of
+        # scripts/course, with the handout's first commit as "the stub as given".
+        repo = self.tmp / "student-clone"
+        shutil.copytree(self.handout, repo)
+        result = tool(repo, "grade", "--json", "report.json")
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        e = self.by_id(json.loads((repo / "report.json").read_text()))
+        self.assertEqual(e["01.1"]["status"], "not_done")
+        edit(repo / "01_sums/src/sums.cpp", "  (void)values;\n  return 0;",
+             "  long long s = 0;\n  for (const int v : values) s += static_cast<long long>(v) * v;\n  return s;")
+        git(repo, "commit", "-q", "-am", "01.1 done")
+        result = tool(repo, "grade", "--json", "report.json")
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        e = self.by_id(json.loads((repo / "report.json").read_text()))
+        self.assertEqual((e["01.1"]["status"], e["01.1"]["points"]), ("pass", 4))
+        self.assertEqual(e["02.1"]["status"], "not_done")
 
     def test_gradebook_three_submissions_three_rows(self):
         folder = self.tmp / "submissions"
