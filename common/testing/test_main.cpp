@@ -3,6 +3,8 @@
 //   <binary> --gpu  runs the suite "gpu" (label gpu). Without a usable GPU it prints one line and exits
 //                   77, which ctest reports as skipped; with REQUIRE_GPU=1 in the environment a missing
 //                   GPU is a failure instead (exit 1), so a GPU machine cannot pass by skipping.
+// Exercise suites ("exercise NN.k") run only when named (-ts="exercise 03.1", the ctest exercise.03.1),
+// so that a handout's stubs fail their exercise tests without failing the chapter's own runs.
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 
@@ -18,10 +20,13 @@
 
 int main(int argc, char** argv) {
   bool gpu_suite = false;
+  bool suite_named = false;  // the caller chose the suites: no default filter may widen that choice
   std::vector<char*> args;
   for (int i = 0; i < argc; ++i) {
     if (std::strcmp(argv[i], "--gpu") == 0) gpu_suite = true;
     else args.push_back(argv[i]);
+    if (std::strncmp(argv[i], "-ts=", 4) == 0 || std::strncmp(argv[i], "--test-suite=", 13) == 0)
+      suite_named = true;
   }
 #ifdef COURSE_CPU_ONLY_TESTS
   const int devices = 0;  // a CPU-only chapter has no GPU suite to run
@@ -38,8 +43,11 @@ int main(int argc, char** argv) {
     return course::exit_no_device;
   }
   doctest::Context context;
-  if (gpu_suite) context.addFilter("test-suite", "gpu");
-  else context.addFilter("test-suite-exclude", "gpu");
+  if (!suite_named) {
+    if (gpu_suite) context.addFilter("test-suite", "gpu");
+    else context.addFilter("test-suite-exclude", "gpu");
+    context.addFilter("test-suite-exclude", "exercise*");
+  }
   context.applyCommandLine(static_cast<int>(args.size()), args.data());
   const int rc = context.run();
   if (context.shouldExit()) return rc;

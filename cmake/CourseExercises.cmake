@@ -1,0 +1,154 @@
+# The CMake side of the classroom kit (docs/instructors.md, "Authoring exercises"; scripts/course is
+# the rest). Included by the top level after project() and before the chapters, because
+# COURSE_EXERCISES must reach every target through add_compile_definitions.
+#
+#   -DCOURSE_EXERCISES=03.1;06.2 (or 03.1,06.2, or all)
+#       Builds those exercises in their student form in the instructor's tree: COURSE_STUB_03_1 ... is
+#       defined for every target, so each solution region compiles its #else (stub) branch. Unknown
+#       ids stop the configure and name the declared ones.
+#   -DCOURSE_EXERCISE_TIMEOUT=<s>
+#       ctest timeout of every exercise test (scripts/course grade sets its --timeout here).
+#   course_add_exercise_tests(<test_binary> IDS <NN.k> ...)
+#       For each id declared in this chapter's exercises.json, a ctest exercise.NN.k running
+#       `<test_binary> -ts="exercise NN.k"` (with --gpu when the exercise has "gpu": true; exit 77 is
+#       a skip), labels exercise;exercise.NN.k;cpu|gpu. An exercise with "sanitizer": "<tool>" also gets
+#       exercise.NN.k.<tool>: the same run under compute-sanitizer --error-exitcode 1; where
+#       compute-sanitizer is missing that test fails with one line saying so. An id listed in IDS but
+#       absent from exercises.json (a handout made without it) gets no test.
+#       An exercise test fails when its suite ran no test case: a misspelt suite cannot pass.
+
+set(COURSE_EXERCISES "" CACHE STRING
+  "Exercises built in their student (stub) form in this tree: 03.1;06.2, 03.1,06.2 or all")
+set(COURSE_EXERCISE_TIMEOUT 300 CACHE STRING "Timeout of each exercise test in seconds")
+
+# Every id declared in <chapter>/exercises.json, in the variable named by `out_var`.
+function(_course_declared_exercises out_var)
+  file(GLOB metadata_files "${PROJECT_SOURCE_DIR}/[0-9][0-9]_*/exercises.json")
+  set(ids "")
+  foreach(metadata IN LISTS metadata_files)
+    file(READ "${metadata}" json)
+    string(JSON count ERROR_VARIABLE error LENGTH "${json}")
+    if(error)
+      message(FATAL_ERROR "${metadata}: not a JSON list of exercises (${error}); `scripts/course list` says more")
+    endif()
+    if(count GREATER 0)
+      math(EXPR last "${count} - 1")
+      foreach(index RANGE ${last})
+        string(JSON id GET "${json}" ${index} id)
+        list(APPEND ids "${id}")
+      endforeach()
+    endif()
+  endforeach()
+  set(${out_var} "${ids}" PARENT_SCOPE)
+endfunction()
+
+if(COURSE_EXERCISES)
+  string(REPLACE "," ";" _course_stub_ids "${COURSE_EXERCISES}")
+  _course_declared_exercises(_course_declared)
+  if(_course_stub_ids STREQUAL "all")
+    set(_course_stub_ids "${_course_declared}")
+  endif()
+  foreach(_course_id IN LISTS _course_stub_ids)
+    if(NOT _course_id IN_LIST _course_declared)
+      string(REPLACE ";" ", " _course_valid "${_course_declared}")
+      if(NOT _course_valid)
+        set(_course_valid "none: no chapter has an exercises.json")
+      endif()
+      message(FATAL_ERROR "COURSE_EXERCISES: unknown exercise '${_course_id}' (declared: ${_course_valid})")
+    endif()
+    string(REPLACE "." "_" _course_macro "${_course_id}")
+    add_compile_definitions(COURSE_STUB_${_course_macro})
+  endforeach()
+  string(REPLACE ";" ", " _course_list "${_course_stub_ids}")
+  message(STATUS "Exercises built in their student (stub) form: ${_course_list}")
+endif()
+
+function(course_add_exercise_tests binary)
+  cmake_parse_arguments(ARG "" "" "IDS" ${ARGN})
+  if(NOT ARG_IDS)
+    message(FATAL_ERROR "course_add_exercise_tests(${binary}): give the exercises as IDS 03.1 03.2 ...")
+  endif()
+  get_filename_component(chapter "${CMAKE_CURRENT_SOURCE_DIR}" NAME)
+  string(SUBSTRING "${chapter}" 0 2 chapter_number)
+  set(metadata "${CMAKE_CURRENT_SOURCE_DIR}/exercises.json")
+  set(json "[]")
+  if(EXISTS "${metadata}")
+    file(READ "${metadata}" json)
+  endif()
+  string(JSON count ERROR_VARIABLE error LENGTH "${json}")
+  if(error)
+    message(FATAL_ERROR "${metadata}: not a JSON list of exercises (${error})")
+  endif()
+  foreach(id IN LISTS ARG_IDS)
+    if(NOT id MATCHES "^([0-9][0-9])\\.[1-9][0-9]*$")
+      message(FATAL_ERROR "course_add_exercise_tests(${binary}): '${id}' is not an exercise id NN.k")
+    endif()
+    if(NOT CMAKE_MATCH_1 STREQUAL chapter_number)
+      message(FATAL_ERROR "course_add_exercise_tests(${binary}): exercise ${id} does not belong to ${chapter}")
+    endif()
+    set(entry "")
+    if(count GREATER 0)
+      math(EXPR last "${count} - 1")
+      foreach(index RANGE ${last})
+        string(JSON candidate GET "${json}" ${index} id)
+        if(candidate STREQUAL id)
+          string(JSON entry GET "${json}" ${index})
+          break()
+        endif()
+      endforeach()
+    endif()
+    if(entry STREQUAL "")
+      message(STATUS "${chapter}: exercise ${id} is not in exercises.json (a handout without it): no test")
+      continue()
+    endif()
+    string(JSON gpu GET "${entry}" gpu)
+    string(JSON sanitizer_type TYPE "${entry}" sanitizer)
+    set(gpu_args "")
+    set(kind cpu)
+    if(gpu)
+      set(gpu_args --gpu)
+      set(kind gpu)
+    endif()
+    # doctest's summary line with zero test cases: the suite name matched nothing.
+    set(no_case_ran "\\[doctest\\] test cases: +0 \\|")
+    add_test(NAME exercise.${id} COMMAND ${binary} "-ts=exercise ${id}" ${gpu_args})
+    set_tests_properties(exercise.${id} PROPERTIES LABELS "exercise;exercise.${id};${kind}"
+      SKIP_RETURN_CODE 77 TIMEOUT ${COURSE_EXERCISE_TIMEOUT} FAIL_REGULAR_EXPRESSION "${no_case_ran}")
+    if(sanitizer_type STREQUAL "STRING")
+      string(JSON tool GET "${entry}" sanitizer)
+      if(NOT tool MATCHES "^(memcheck|racecheck|synccheck|initcheck)$")
+        message(FATAL_ERROR "${metadata}: exercise ${id}: sanitizer '${tool}' is not memcheck, racecheck, synccheck or initcheck")
+      endif()
+      find_program(COURSE_COMPUTE_SANITIZER compute-sanitizer
+        HINTS ${CUDAToolkit_BIN_DIR} /usr/local/cuda/bin)
+      set(test_name exercise.${id}.${tool})
+      if(COURSE_COMPUTE_SANITIZER)
+        set(tool_args "")
+        if(tool STREQUAL "racecheck")
+          set(tool_args --racecheck-report hazard)
+        endif()
+        add_test(NAME ${test_name}
+          COMMAND ${COURSE_COMPUTE_SANITIZER} --tool ${tool} ${tool_args} --error-exitcode 1
+                  $<TARGET_FILE:${binary}> "-ts=exercise ${id}" ${gpu_args})
+        set_tests_properties(${test_name} PROPERTIES SKIP_RETURN_CODE 77
+          FAIL_REGULAR_EXPRESSION "${no_case_ran}")
+      else()
+        # A grader without the tool must not hand out the points by leaving the test out.
+        add_test(NAME ${test_name} COMMAND ${CMAKE_COMMAND} -E echo
+          "FAILED: compute-sanitizer not found: exercise ${id} is graded by ${tool} (put the CUDA toolkit's bin/ on PATH)")
+        set_tests_properties(${test_name} PROPERTIES FAIL_REGULAR_EXPRESSION "compute-sanitizer not found")
+      endif()
+      set_tests_properties(${test_name} PROPERTIES LABELS "exercise;exercise.${id};${kind};sanitizer"
+        TIMEOUT ${COURSE_EXERCISE_TIMEOUT})
+    endif()
+  endforeach()
+endfunction()
+
+# The kit's own tests: scripts/course on a tiny fixture course (plain C++, no CUDA). Instructor-only
+# (scripts/tests/ is not in a handout), so a handout registers nothing here.
+find_package(Python3 QUIET COMPONENTS Interpreter)
+if(Python3_Interpreter_FOUND AND EXISTS "${PROJECT_SOURCE_DIR}/scripts/tests/test_course.py")
+  add_test(NAME course.kit_tests
+    COMMAND ${Python3_EXECUTABLE} "${PROJECT_SOURCE_DIR}/scripts/tests/test_course.py")
+  set_tests_properties(course.kit_tests PROPERTIES LABELS "cpu;kit" TIMEOUT 1200)
+endif()

@@ -1,0 +1,570 @@
+#!/usr/bin/env python3
+"""Tests of scripts/course on a course in miniature (scripts/tests/fixture: two chapters, a CPU exercise,
+a GPU exercise graded by racecheck, an optimize exercise; plain C++ and doctest, no CUDA). The fixture
+gets the real cmake/CourseExercises.cmake, common/testing/test_main.cpp and scripts/course copied in,
+so the pieces the course uses are the pieces tested. Registered with ctest as course.kit_tests.
+
+    python3 scripts/tests/test_course.py [-v] [TestClass.test_name]
+"""
+from __future__ import annotations
+
+import csv
+import importlib.machinery
+import importlib.util
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import unittest
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+FIXTURE = HERE / "fixture"
+REAL_FILES = ["scripts/course", "scripts/course_lib/instructor_only.txt", "cmake/CourseExercises.cmake",
+              "common/testing/test_main.cpp", "common/include/common/errors.hpp"]
+# Without a GPU whatever the machine has, so that the results below do not depend on where they run.
+ENV = dict(os.environ, COURSE_GPU="0")
+
+
+def load_course_module():
+    loader = importlib.machinery.SourceFileLoader("course_tool", str(REPO / "scripts" / "course"))
+    spec = importlib.util.spec_from_loader("course_tool", loader)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["course_tool"] = module  # dataclasses look their module up there
+    loader.exec_module(module)
+    return module
+
+
+course = load_course_module()
+
+
+def git(folder: Path, *args: str) -> str:
+    env = dict(ENV, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@t", GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@t")
+    return subprocess.run(["git", "-C", str(folder), *args], check=True, capture_output=True, text=True,
+                          env=env).stdout
+
+
+def make_fixture(dest: Path) -> Path:
+    """The fixture course as an instructor's git repository at `dest`."""
+    shutil.copytree(FIXTURE, dest)
+    for rel in REAL_FILES:
+        (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(REPO / rel, dest / rel)
+    git(dest, "init", "-q", "-b", "main")
+    git(dest, "add", "-A")
+    git(dest, "commit", "-q", "-m", "fixture course")
+    return dest
+
+
+def tool(repo: Path, *args: str, timeout: float = 900) -> subprocess.CompletedProcess:
+    """scripts/course of the fixture repository `repo`."""
+    return subprocess.run([sys.executable, str(repo / "scripts" / "course"), *args], cwd=repo, env=ENV,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text, f"{old!r} not in {path}"
+    path.write_text(text.replace(old, new))
+
+
+def solution_lines(path: Path) -> list[str]:
+    """The normalized lines between '#ifndef COURSE_STUB_' and '#else' that the stub (between '#else'
+    and '#endif') does not also have: what a handout must not contain. Read without the tool."""
+    solution, stub, part = [], set(), None
+    for line in path.read_text().splitlines():
+        if line.startswith("#ifndef COURSE_STUB_"):
+            part = "solution"
+        elif line.startswith("#else"):
+            part = "stub"
+        elif line.startswith("#endif"):
+            part = None
+        elif part == "solution":
+            solution.append(" ".join(line.split()))
+        elif part == "stub":
+            stub.add(" ".join(line.split()))
+    return [l for l in solution if l not in stub]
+
+
+class MarkerTests(unittest.TestCase):
+    GOOD = "\n".join([
+        "int before;",
+        "// BEGIN SOLUTION 03.1",
+        "#ifndef COURSE_STUB_03_1",
+        "#if defined(FAST)",
+        "int solution_a;",
+        "#else",
+        "int solution_b;",
+        "#endif",
+        "#else",
+        "int stub;  // TODO",
+        "#endif",
+        "// END SOLUTION 03.1",
+        "int after;",
+    ])
+
+    def parse(self, text: str, path: str = "03_x/src/k.cu"):
+        return course.parse_regions(path, text)
+
+    def assert_marker_error(self, text: str, line: int, phrase: str, path: str = "03_x/src/k.cu"):
+        with self.assertRaises(course.MarkerError) as caught:
+            self.parse(text, path)
+        self.assertIn(f"{path}:{line}:", str(caught.exception))
+        self.assertIn(phrase, str(caught.exception))
+
+    def test_a_region_with_nested_conditionals_parses(self):
+        (region,) = self.parse(self.GOOD)
+        self.assertEqual((region.exercise, region.begin, region.end), ("03.1", 2, 12))
+        self.assertEqual(region.solution, ["#if defined(FAST)", "int solution_a;", "#else", "int solution_b;", "#endif"])
+        self.assertEqual(region.stub, ["int stub;  // TODO"])
+
+    def test_render_writes_the_stub_or_the_solution_without_markers(self):
+        regions = self.parse(self.GOOD)
+        self.assertEqual(course.render(self.GOOD, regions, {"03.1"}), "int before;\nint stub;  // TODO\nint after;")
+        solution = course.render(self.GOOD, regions, set())
+        self.assertNotIn("SOLUTION", solution)
+        self.assertNotIn("COURSE_STUB", solution)
+        self.assertIn("int solution_a;", solution)
+
+    def lines(self):
+        return self.GOOD.split("\n")
+
+    def variant(self, index: int, replacement: list[str]) -> str:
+        lines = self.lines()
+        lines[index:index + 1] = replacement
+        return "\n".join(lines)
+
+    def test_begin_never_closed(self):
+        self.assert_marker_error("\n".join(self.lines()[:11]), 2, "never closed")
+
+    def test_end_without_begin(self):
+        self.assert_marker_error("x\n// END SOLUTION 03.1\n", 2, "without a BEGIN")
+
+    def test_nested_region(self):
+        self.assert_marker_error(self.variant(4, ["// BEGIN SOLUTION 03.2"]), 5, "nested BEGIN SOLUTION 03.2")
+
+    def test_duplicate_begin(self):
+        self.assert_marker_error(self.variant(4, ["// BEGIN SOLUTION 03.1"]), 5, "duplicate BEGIN SOLUTION 03.1")
+
+    def test_missing_else(self):
+        text = "\n".join(["// BEGIN SOLUTION 03.1", "#ifndef COURSE_STUB_03_1", "int s;", "#endif",
+                          "// END SOLUTION 03.1"])
+        self.assert_marker_error(text, 4, "missing #else")
+
+    def test_duplicate_else(self):
+        self.assert_marker_error(self.variant(9, ["int stub;", "#else"]), 11, "duplicate #else")
+
+    def test_missing_or_wrong_guard(self):
+        self.assert_marker_error(self.variant(2, ["#ifndef COURSE_STUB_03_2"]), 3, "#ifndef COURSE_STUB_03_1")
+        self.assert_marker_error(self.variant(2, ["#if 1"]), 3, "#ifndef COURSE_STUB_03_1")
+
+    def test_end_of_another_region(self):
+        self.assert_marker_error(self.variant(11, ["// END SOLUTION 03.2"]), 12, "END SOLUTION 03.2")
+
+    def test_end_before_endif(self):
+        self.assert_marker_error(self.variant(10, []), 11, "without #endif")
+
+    def test_bad_id(self):
+        self.assert_marker_error("// BEGIN SOLUTION 3.1\n", 1, "not an exercise id")
+
+    def test_stub_macro_outside_a_region(self):
+        self.assert_marker_error("#ifdef COURSE_STUB_03_1\n#endif\n", 1, "outside a BEGIN/END")
+
+    def test_elif(self):
+        self.assert_marker_error(self.variant(8, ["#elif X"]), 9, "#elif")
+
+    def test_hash_form_uncomments_the_stub_lines(self):
+        text = "a = 1\n    # BEGIN SOLUTION 03.1\n    b = solve()\n    # STUB: b = None  # TODO\n" \
+               "    # STUB:\n    # END SOLUTION 03.1\nc = 3\n"
+        (region,) = self.parse(text, "03_x/tool.py")
+        self.assertEqual(course.render(text, [region], {"03.1"}), "a = 1\n    b = None  # TODO\n    \nc = 3\n")
+        self.assertEqual(course.render(text, [region], set()), "a = 1\n    b = solve()\nc = 3\n")
+
+    def test_hash_form_errors(self):
+        self.assert_marker_error("# BEGIN SOLUTION 03.1\nx = 1\n# END SOLUTION 03.1\n", 3, "missing '# STUB:'",
+                                 "CMakeLists.txt")
+        self.assert_marker_error("# BEGIN SOLUTION 03.1\n# STUB: x\ny\n# END SOLUTION 03.1\n", 3,
+                                 "after the '# STUB:' lines", "a.py")
+        self.assert_marker_error("# STUB: x\n", 1, "outside", "a.cmake")
+        self.assert_marker_error("# BEGIN SOLUTION 03.1\n# STUB: x\n", 1, "never closed", "a.py")
+
+    def test_other_files_are_not_parsed(self):
+        self.assertEqual(self.parse("// BEGIN SOLUTION nonsense\n", "README.md"), [])
+
+
+class PerfRuleTests(unittest.TestCase):
+    def test_cs149_rule(self):
+        self.assertEqual(course.perf_points(10, 1.0, 1.0), 10)
+        self.assertEqual(course.perf_points(10, 1.2, 1.0), 10)
+        self.assertEqual(course.perf_points(10, 1.25, 1.0), 8)   # ceil(10 / 1.25)
+        self.assertEqual(course.perf_points(10, 3.0, 1.0), 4)    # ceil(3.33)
+        self.assertEqual(course.perf_points(10, 10.0, 1.0), 1)
+        self.assertEqual(course.perf_points(10, 10.01, 1.0), 0)
+
+
+class ClassifyTests(unittest.TestCase):
+    """How a ctest -V run becomes a status and a one-line reason (the outputs as ctest prints them)."""
+
+    @staticmethod
+    def run_of(name: str, verdict: str, *lines: str) -> str:
+        own = "\n".join(f"1: {l}" for l in lines)
+        return f"test 1\n    Start 1: {name}\n\n1: Test command: /b/t\n{own}\n1/1 Test #1: {name} " \
+               f"..........{verdict}   0.02 sec\n"
+
+    def classify(self, raw: str, name: str = "exercise.03.1"):
+        return course.classify(name, raw, 0.02, 60)
+
+    def test_segfault(self):
+        r = self.classify(self.run_of("exercise.03.1", "***Exception: SegFault"))
+        self.assertEqual((r.status, r.reason), ("crash", "crashed: SegFault"))
+
+    def test_doctest_catches_the_signal(self):
+        r = self.classify(self.run_of("exercise.03.1", "***Failed", "TEST CASE:  sums",
+                                      "t.cu:9: FATAL ERROR: test case CRASHED: SIGSEGV - Segmentation violation signal"))
+        self.assertEqual(r.status, "crash")
+        self.assertIn("SIGSEGV", r.reason)
+
+    def test_illegal_address(self):
+        r = self.classify(self.run_of("exercise.03.1", "***Failed", "TEST CASE:  sums",
+                                      "CUDA error: an illegal memory access was encountered (t.cu:40)"))
+        self.assertEqual(r.status, "crash")
+        self.assertIn("illegal memory access", r.reason)
+
+    def test_sanitizer_report(self):
+        r = self.classify(self.run_of("exercise.03.1.racecheck", "***Failed",
+                                      "========= COMPUTE-SANITIZER",
+                                      "========= Error: Race reported between Write access at reduce+0x90",
+                                      "=========     and Read access at reduce+0x120 [16 hazards]",
+                                      "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)",
+                                      "========= ERROR SUMMARY: 1 error"), "exercise.03.1.racecheck")
+        self.assertEqual(r.status, "sanitizer")
+        self.assertEqual(r.reason, "compute-sanitizer reported 1 error(s): Error: Race reported between "
+                                   "Write access at reduce+0x90")
+
+    def test_missing_sanitizer_is_an_error_not_a_pass(self):
+        r = self.classify(self.run_of("exercise.03.1.racecheck", "***Failed  Error regular expression found in output.",
+                                      "FAILED: compute-sanitizer not found: exercise 03.1 is graded by racecheck"),
+                          "exercise.03.1.racecheck")
+        self.assertEqual(r.status, "error")
+        self.assertTrue(r.reason.startswith("compute-sanitizer not found"))
+
+    def test_a_pass_needs_doctest_to_have_run_a_case(self):
+        r = self.classify(self.run_of("exercise.03.1", " Passed", "hello"))
+        self.assertEqual(r.status, "fail")
+        ok = self.run_of("exercise.03.1", " Passed", "[doctest] test cases: 1 | 1 passed | 0 failed | 4 skipped")
+        self.assertEqual(self.classify(ok).status, "pass")
+
+    def test_output_is_truncated(self):
+        r = self.classify(self.run_of("exercise.03.1", "***Failed", *["x" * 100] * 200))
+        self.assertLessEqual(len(r.output), course.OUTPUT_KEEP + 40)
+        self.assertTrue(r.output.startswith("[... output truncated ...]"))
+
+
+class FixtureCase(unittest.TestCase):
+    """A fresh fixture course per class, in a temporary folder."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = Path(tempfile.mkdtemp(prefix="course-kit-test-"))
+        cls.repo = make_fixture(cls.tmp / "instructor")
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def assert_usage_error(self, result, phrase: str):
+        self.assertEqual(result.returncode, 2, result.stdout + result.stderr)
+        self.assertIn(phrase, result.stderr)
+
+
+class CommandLineTests(FixtureCase):
+    def test_every_command_has_help(self):
+        for command in ([], ["list"], ["handout"], ["grade"], ["gradebook"]):
+            result = tool(self.repo, *command, "--help")
+            self.assertEqual(result.returncode, 0, command)
+            self.assertIn("usage:", result.stdout)
+
+    def test_list_json(self):
+        result = tool(self.repo, "list", "--json")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        rows = json.loads(result.stdout)
+        self.assertEqual([r["id"] for r in rows], ["01.1", "01.2", "02.1"])
+        self.assertEqual(rows[0], {"id": "01.1", "chapter": "01_sums", "title": "Sum of squares",
+                                   "kind": "implement", "points": 4, "gpu": False, "tests": ["exercise.01.1"]})
+        self.assertTrue(rows[1]["gpu"])
+
+    def test_usage_errors_exit_2(self):
+        self.assert_usage_error(tool(self.repo, "handout", "--out", str(self.tmp / "h"), "--exercises", "01.9"),
+                                "valid: 01.1, 01.2, 02.1")
+        self.assert_usage_error(tool(self.repo, "grade", "--exercises", "7.1"), "valid: 01.1, 01.2, 02.1")
+        self.assert_usage_error(tool(self.repo, "handout", "--out", str(self.tmp / "h"), "--chapters", "05"),
+                                "no exercises in chapter '05'")
+        self.assert_usage_error(tool(self.repo, "handout"), "--out")
+        self.assert_usage_error(tool(self.repo, "handout", "--check", "--out", "x"), "drop --out")
+        self.assert_usage_error(tool(self.repo, "grade", "--timeout", "0"), "positive")
+        self.assert_usage_error(tool(self.repo, "grade", "--repo", str(self.tmp / "nowhere")), "no such folder")
+        self.assert_usage_error(tool(self.repo, "gradebook", str(self.tmp), "--csv", "x.csv", "--jobs", "0"),
+                                "at least 1")
+        self.assert_usage_error(tool(self.repo, "frobnicate"), "invalid choice")
+        full = self.tmp / "full"
+        (full / "something").mkdir(parents=True)
+        self.assert_usage_error(tool(self.repo, "handout", "--out", str(full)), "not empty")
+        self.assert_usage_error(tool(self.repo, "handout", "--out", str(self.repo / "inside")), "outside")
+
+    def test_bad_markers_and_metadata_exit_2_naming_file_and_line(self):
+        repo = make_fixture(self.tmp / "bad-markers")
+        edit(repo / "01_sums/src/sums.cpp", "#else\nlong long", "long long")
+        result = tool(repo, "list")
+        self.assert_usage_error(result, "01_sums/src/sums.cpp:15: missing #else")
+        repo = make_fixture(self.tmp / "bad-metadata")
+        edit(repo / "02_scale/exercises.json", '"points": 5', '"points": 0')
+        edit(repo / "01_sums/src/sums.cpp", "SOLUTION 01.2", "SOLUTION 01.3")
+        edit(repo / "01_sums/src/sums.cpp", "COURSE_STUB_01_2", "COURSE_STUB_01_3")
+        result = tool(repo, "list")
+        self.assert_usage_error(result, "exercise 02.1: points must be a positive integer")
+        self.assertIn("01_sums/src/sums.cpp:19: region of exercise 01.3, which no exercises.json declares",
+                      result.stderr)
+        self.assertIn("exercise 01.2 has no BEGIN/END SOLUTION 01.2 region", result.stderr)
+        self.assertNotIn("scale.cpp", result.stderr)  # 02.1's metadata is wrong, its region is not
+
+    def test_handout_has_stubs_and_no_solution_and_no_instructor_file(self):
+        out = self.tmp / "handout"
+        result = tool(self.repo, "handout", "--out", str(out))
+        self.assertEqual(result.returncode, 0, result.stderr)
+        files = {str(p.relative_to(out)) for p in out.rglob("*") if p.is_file() and ".git" not in p.parts}
+        self.assertNotIn("docs/instructors.md", files)
+        self.assertNotIn("02_scale/instructor/known_wrong_scale.cpp", files)
+        self.assertIn("01_sums/tests/test_sums.cpp", files)
+        everything = " ".join(" ".join((out / f).read_text().split()) for f in files)
+        secrets_ = [l for p in ("01_sums/src/sums.cpp", "02_scale/src/scale.cpp")
+                    for l in solution_lines(self.repo / p) if len(l) >= 20]
+        self.assertTrue(secrets_)
+        for line in secrets_:
+            self.assertNotIn(line, everything)
+        for marker in ("BEGIN SOLUTION", "END SOLUTION", "COURSE_STUB_01"):
+            self.assertNotIn(marker, (out / "01_sums/src/sums.cpp").read_text())
+        self.assertIn("TODO: add up the square", (out / "01_sums/src/sums.cpp").read_text())
+        self.assertEqual(git(out, "rev-list", "--count", "HEAD").strip(), "1")
+        self.assertEqual(git(out, "status", "--porcelain"), "")
+        # Again into the same folder: refused, then done with --force.
+        self.assertEqual(tool(self.repo, "handout", "--out", str(out)).returncode, 2)
+        result = tool(self.repo, "handout", "--out", str(out), "--force", "--exercises", "01.1")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        sums = (out / "01_sums/src/sums.cpp").read_text()
+        self.assertIn("TODO: add up the square", sums)
+        self.assertIn("return 32;", sums)   # 01.2 not set: its solution stays, without markers
+        self.assertNotIn("COURSE_STUB", sums)
+        self.assertEqual([e["id"] for e in json.loads((out / "01_sums/exercises.json").read_text())], ["01.1"])
+        self.assertEqual(json.loads((out / "02_scale/exercises.json").read_text()), [])
+
+
+class CheckTests(FixtureCase):
+    def test_check_passes_on_a_good_course(self):
+        result = tool(self.repo, "handout", "--check")
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.assertIn("exercise 01.1: fails on its stub", result.stdout)
+        self.assertIn("exercise 02.1: stub correct but slow", result.stdout)
+        self.assertIn("exercise 01.2: not checkable without a GPU", result.stdout)
+        self.assertIn("PASSED", result.stdout)
+
+    def test_check_fails_on_a_right_stub_a_leak_and_an_empty_suite(self):
+        repo = make_fixture(self.tmp / "broken-course")
+        edit(repo / "01_sums/src/sums.cpp", "  (void)values;\n  return 0;",
+             "  long long s = 0;\n  for (const int v : values) s += static_cast<long long>(v) * v;\n  return s;")
+        (repo / "01_sums/README.md").write_text("The answer:\n\n    long long total_of_squares = 0;\n")
+        edit(repo / "02_scale/tests/test_scale.cpp", 'TEST_SUITE("exercise 02.1")', 'TEST_SUITE("exercise 2.1")')
+        git(repo, "add", "-A")
+        result = tool(repo, "handout", "--check")
+        self.assertEqual(result.returncode, 1, result.stdout + result.stderr)
+        self.assertIn("exercise 01.1: its tests pass on the stub", result.stdout)
+        self.assertIn("solution line leaks into the handout at 01_sums/README.md:3", result.stdout)
+        self.assertIn("exercise.02.1 ran no test case", result.stdout)
+        self.assertIn("FAILED", result.stdout)
+
+
+class GradeTests(FixtureCase):
+    """Submissions made from the fixture: the handout as given (stub), the instructor's tree (key), and
+    variations of the key."""
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.handout = cls.tmp / "handout"
+        result = tool(cls.repo, "handout", "--out", str(cls.handout))
+        assert result.returncode == 0, result.stderr
+
+    def submission(self, name: str, base: Path) -> Path:
+        dest = self.tmp / name
+        shutil.copytree(base, dest, ignore=shutil.ignore_patterns(".git", "build"))
+        return dest
+
+    def grade(self, repo: Path, *args: str) -> tuple[subprocess.CompletedProcess, dict]:
+        report = self.tmp / f"{repo.name}.json"
+        result = tool(self.repo, "grade", "--repo", str(repo), "--json", str(report), *args)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        return result, json.loads(report.read_text())
+
+    @staticmethod
+    def by_id(report: dict) -> dict:
+        return {e["id"]: e for e in report["exercises"]}
+
+    def test_key_scores_full_points_and_every_report_is_written(self):
+        junit, markdown = self.tmp / "key.xml", self.tmp / "key.md"
+        result, report = self.grade(self.repo, "--seed", "42", "--junit", str(junit), "--markdown", str(markdown))
+        self.assertIn("seed 42", result.stdout)
+        self.assertEqual(report["schema"], "cuda-lessons/grade/v1")
+        self.assertEqual(report["seed"], 42)
+        e = self.by_id(report)
+        self.assertEqual((e["01.1"]["points"], e["01.1"]["status"]), (4, "pass"))
+        self.assertEqual((e["02.1"]["status"], e["02.1"]["points"]), ("pass", 5), e["02.1"]["reason"])
+        self.assertEqual((e["01.2"]["status"], e["01.2"]["points"], e["01.2"]["reason"]),
+                         ("needs_gpu", 0, "not graded: needs a GPU"))
+        self.assertEqual((report["points"], report["max_points"]), (9, 12))
+        root = ET.parse(junit).getroot()
+        cases = root.findall("./testsuite/testcase")
+        self.assertEqual([c.get("classname") for c in cases], ["exercise.01.1", "exercise.01.2", "exercise.02.1"])
+        self.assertIsNotNone(cases[1].find("skipped"))
+        self.assertIsNone(cases[0].find("failure"))
+        self.assertIn("| 01.1 Sum of squares | 4 / 4 | pass |", markdown.read_text())
+        self.assertIn("ceil(points * T_ref / T)", markdown.read_text())
+
+    def test_stub_scores_zero_even_with_its_tests_edited(self):
+        repo = self.submission("tampered-stub", self.handout)
+        edit(repo / "01_sums/tests/test_sums.cpp", "CHECK(sum_of_squares(v) == expected);", "CHECK(true);")
+        edit(repo / "01_sums/exercises.json", '"points": 4', '"points": 40')
+        junit = self.tmp / "stub.xml"
+        _, report = self.grade(repo, "--junit", str(junit))
+        e = self.by_id(report)
+        self.assertEqual((e["01.1"]["points"], e["01.1"]["status"]), (0, "not_done"))
+        self.assertIn("not done (01_sums/src/sums.cpp as handed out)", e["01.1"]["reason"])
+        self.assertIn("is NOT correct", e["01.1"]["reason"])
+        self.assertEqual((e["02.1"]["points"], e["02.1"]["status"]), (0, "not_done"), e["02.1"]["reason"])
+        self.assertIn("beyond 10x", e["02.1"]["reason"])
+        self.assertEqual(report["max_points"], 12)
+        failure = ET.parse(junit).getroot().find("./testsuite/testcase/failure")
+        self.assertIn("not done", failure.get("message"))
+
+    def test_a_hang_scores_zero_and_grading_goes_on(self):
+        repo = self.submission("hangs", self.repo)
+        edit(repo / "01_sums/src/sums.cpp", "long long total_of_squares = 0;",
+             "long long total_of_squares = 0;\n  for (volatile int spin = 0;; spin = spin + 1) {}")
+        _, report = self.grade(repo, "--timeout", "3")
+        e = self.by_id(report)
+        self.assertEqual((e["01.1"]["status"], e["01.1"]["points"], e["01.1"]["reason"]),
+                         ("timeout", 0, "timed out after 3 s"))
+        self.assertEqual(e["02.1"]["points"], 5, e["02.1"]["reason"])
+
+    def test_a_handout_grades_its_own_pushes(self):
+        # What .github/workflows/grade.yml runs in a student's repository: the handout's own copy of
+        # scripts/course, with the handout's first commit as "the stub as given".
+        repo = self.tmp / "student-clone"
+        shutil.copytree(self.handout, repo)
+        result = tool(repo, "grade", "--json", "report.json")
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        e = self.by_id(json.loads((repo / "report.json").read_text()))
+        self.assertEqual(e["01.1"]["status"], "not_done")
+        edit(repo / "01_sums/src/sums.cpp", "  (void)values;\n  return 0;",
+             "  long long s = 0;\n  for (const int v : values) s += static_cast<long long>(v) * v;\n  return s;")
+        git(repo, "commit", "-q", "-am", "01.1 done")
+        result = tool(repo, "grade", "--json", "report.json")
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        e = self.by_id(json.loads((repo / "report.json").read_text()))
+        self.assertEqual((e["01.1"]["status"], e["01.1"]["points"]), ("pass", 4))
+        self.assertEqual(e["02.1"]["status"], "not_done")
+
+    def test_gradebook_three_submissions_three_rows(self):
+        folder = self.tmp / "submissions"
+        folder.mkdir()
+        # alice: the handout untouched, as a git repository; bob: the key, as a .tar.gz;
+        # carol: the key with a syntax error in chapter 02, as a plain folder.
+        shutil.copytree(self.handout, folder / "alice")
+        key = self.submission("bob-tree", self.repo)
+        with tarfile.open(folder / "bob.tar.gz", "w:gz") as archive:
+            archive.add(key, arcname="course")
+        carol = self.submission("carol", self.repo)
+        edit(carol / "02_scale/src/scale.cpp", "out[element] = factor * in[element];", "out[element] = factor *")
+        shutil.move(str(carol), folder / "carol")
+        book = self.tmp / "book" / "grades.csv"
+        result = tool(self.repo, "gradebook", str(folder), "--csv", str(book), "--jobs", "2")
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.assertRegex(result.stdout, r"\[\d/3\] carol: 4/12")
+        with book.open() as f:
+            rows = {r["student"]: r for r in csv.DictReader(f)}
+        self.assertEqual(set(rows), {"alice", "bob", "carol"})
+        self.assertEqual((rows["alice"]["total"], rows["alice"]["01.1 status"]), ("0", "not_done"))
+        self.assertIn("01.1: not done", rows["alice"]["reason"])
+        self.assertEqual((rows["bob"]["total"], rows["bob"]["01.1"], rows["bob"]["02.1"]), ("9", "4", "5"))
+        self.assertEqual(rows["bob"]["reason"], "01.2: not graded: needs a GPU")
+        self.assertEqual((rows["carol"]["total"], rows["carol"]["01.1"], rows["carol"]["02.1 status"]),
+                         ("4", "4", "compile_error"))
+        self.assertRegex(rows["carol"]["reason"], r"02\.1: does not compile: 02_scale/src/scale\.cpp:\d+:\d+: error")
+        for name in ("alice", "bob", "carol"):
+            report = json.loads((book.parent / "grades-reports" / f"{name}.json").read_text())
+            self.assertEqual(report["student"], name)
+
+    def test_a_broken_archive_is_a_row(self):
+        folder = self.tmp / "broken-submissions"
+        folder.mkdir()
+        (folder / "dave.tar.gz").write_bytes(b"not a tarball")
+        book = self.tmp / "broken.csv"
+        result = tool(self.repo, "gradebook", str(folder), "--csv", str(book))
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        with book.open() as f:
+            (row,) = list(csv.DictReader(f))
+        self.assertEqual((row["student"], row["status"], row["total"]), ("dave", "error", "0"))
+        self.assertIn("cannot unpack", row["reason"])
+
+
+class BuildTests(FixtureCase):
+    """The CMake side, built directly: chapter runs leave exercise suites out; exercise tests fail on
+    stubs; a sanitizer exercise never silently vanishes."""
+
+    def test_handout_build(self):
+        out = self.tmp / "handout"
+        self.assertEqual(tool(self.repo, "handout", "--out", str(out)).returncode, 0)
+        env = course.build_env(self.tmp)
+        workflow = subprocess.run(["cmake", "--workflow", "--preset", "test"], cwd=out, env=env,
+                                  capture_output=True, text=True)
+        self.assertEqual(workflow.returncode, 0, workflow.stdout + workflow.stderr)
+        self.assertIn("sums_tests.cpu", workflow.stdout)
+        self.assertNotIn("exercise.01.1", workflow.stdout)
+        exercise = subprocess.run(["ctest", "--test-dir", "build", "-R", r"^exercise\.01\.1$", "-V"], cwd=out,
+                                  env=env, capture_output=True, text=True)
+        self.assertNotEqual(exercise.returncode, 0)
+        self.assertIn('-ts=exercise 01.1', exercise.stdout)
+        labels = subprocess.run(["ctest", "--test-dir", "build", "-N", "-L", "exercise.01.2"], cwd=out, env=env,
+                                capture_output=True, text=True).stdout
+        self.assertIn("exercise.01.2.racecheck", labels)
+        sanitizer = subprocess.run(["ctest", "--test-dir", "build", "-R", r"racecheck", "--output-on-failure"],
+                                   cwd=out, env=env, capture_output=True, text=True)
+        if shutil.which("compute-sanitizer") or Path("/usr/local/cuda/bin/compute-sanitizer").exists():
+            self.assertIn("Skipped", sanitizer.stdout)   # no GPU for the fixture's CPU-only test binary
+        else:
+            self.assertNotEqual(sanitizer.returncode, 0)
+            self.assertIn("compute-sanitizer not found", sanitizer.stdout)
+
+    def test_course_exercises_builds_stubs_in_the_instructor_tree(self):
+        build = self.tmp / "stub-build"
+        env = course.build_env(self.tmp)
+        bad = subprocess.run(["cmake", "-S", str(self.repo), "-B", str(build), "-G", "Ninja",
+                              "-DCOURSE_EXERCISES=01.1;09.9"], env=env, capture_output=True, text=True)
+        self.assertNotEqual(bad.returncode, 0)
+        self.assertIn("unknown exercise '09.9' (declared: 01.1, 01.2, 02.1)", " ".join(bad.stderr.split()))
+        configure = subprocess.run(["cmake", "-S", str(self.repo), "-B", str(build), "-G", "Ninja",
+                                    "-DCOURSE_EXERCISES=01.1,02.1"], env=env, capture_output=True, text=True)
+        self.assertEqual(configure.returncode, 0, configure.stdout + configure.stderr)
+        subprocess.run(["cmake", "--build", str(build)], env=env, check=True, capture_output=True)
+        tests = subprocess.run(["ctest", "--test-dir", str(build), "-L", "exercise", "-LE", "gpu"], env=env,
+                               capture_output=True, text=True)
+        self.assertRegex(tests.stdout, r"exercise\.01\.1 \.+\*\*\*Failed")
+        self.assertRegex(tests.stdout, r"exercise\.02\.1 \.+ +Passed")   # optimize: slow, not wrong
+
+
+if __name__ == "__main__":
+    unittest.main()
