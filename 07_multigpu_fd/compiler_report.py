@@ -191,6 +191,22 @@ def ptx_instructions(ptx: Path) -> list[str]:
     return out
 
 
+def ptx_loads(ptx: Path) -> dict[str, tuple[int, int]]:
+    """kernel (mangled) -> (plain global loads, non-coherent global loads) in its PTX: `ld.global` and
+    `ld.global.nc`, the read-only path that __ldg (or a provably read-only pointer) asks for."""
+    counts: dict[str, list[int]] = {}
+    current = None
+    for line in ptx.read_text().splitlines():
+        m = re.match(r"\s*\.(?:visible\s+)?\.?entry\s+(\S+?)\(", line)
+        if m:
+            current = counts.setdefault(m.group(1), [0, 0])
+            continue
+        op = line.strip().split(" ")[0].split("\t")[0]
+        if current is not None and op.startswith("ld.global"):
+            current[1 if op.startswith("ld.global.nc") else 0] += 1
+    return {k: (v[0], v[1]) for k, v in counts.items()}
+
+
 def ptx_difference(release: Path, fast_math: Path) -> str:
     a, b = ptx_instructions(release), ptx_instructions(fast_math)
     f32 = sum(1 for l in a if ".f32" in l and not l.startswith(("ld.", "st.", "mov.")))
@@ -212,6 +228,8 @@ def make_report(nvcc: str) -> str:
         lines += ["# kernel rows: build, kernel, registers, barriers, smem_bytes, stack_bytes, spill_store_bytes, "
                   "spill_load_bytes, code_bytes (its .text section)",
                   "# calls rows: build, how many device functions are compiled as functions of their own (not inlined)",
+                  "# loads rows: build, kernel, global loads in its PTX: plain (ld.global) and non-coherent "
+                  "(ld.global.nc, the read-only path), counted as written, not as executed",
                   "# rung rows: rung, the kernel it launches, its launcher (the variant table in src/kernels.cu)",
                   "# ptx row: how -use_fast_math changes the PTX: f32 arithmetic instructions in the release PTX, "
                   "instructions that differ, and whether adding .ftz (flush denormals to zero) is the only change"]
@@ -230,6 +248,8 @@ def make_report(nvcc: str) -> str:
             lines.append(f"calls\t{b}\tdevice_functions={len(set(props) - entries)}")
             if b == "release":
                 names = [r[0] for r in rows]
+        for kernel, (plain, nc) in sorted((demangle(k), v) for k, v in ptx_loads(built["release"][2]).items()):
+            lines.append(f"loads\trelease\t{kernel}\tplain={plain}\tnon_coherent={nc}")
         for rung, launcher, args in rungs(CHAPTER / "src" / "kernels.cu"):
             launch = f"launch_{launcher}" + (f"<{', '.join(args)}>" if args else "")
             lines.append(f"rung\t{rung}\t{kernel_of('step_' + launcher, args, names)}\t{launch}")
@@ -240,10 +260,11 @@ def make_report(nvcc: str) -> str:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--nvcc", help="the nvcc to use (default: $CUDACXX, nvcc on PATH, /usr/local/cuda/bin/nvcc)")
-    ap.add_argument("--out", type=Path, default=REPORT, help=f"where to write the report (default {REPORT.relative_to(ROOT)})")
+    ap.add_argument("--out", type=lambda p: Path(p).resolve(), default=REPORT, help=f"where to write the report (default {REPORT.relative_to(ROOT)})")
     ap.add_argument("--check", action="store_true", help="compare with the committed report instead of writing it")
     args = ap.parse_args()
     nvcc = find_nvcc(args.nvcc)
+    shown = args.out.relative_to(ROOT) if args.out.resolve().is_relative_to(ROOT) else args.out
     if args.check:
         committed = args.out.read_text() if args.out.is_file() else ""
         made_by = re.search(r"\(nvcc: (.*)\)", committed)
@@ -253,14 +274,14 @@ def main() -> int:
             return EXIT_SKIP
         fresh = make_report(nvcc)
         if fresh != committed:
-            print(f"{args.out.relative_to(ROOT)} is stale: the kernels changed since it was made; run "
+            print(f"{shown} is stale: the kernels changed since it was made; run "
                   "python3 07_multigpu_fd/compiler_report.py and commit it", file=sys.stderr)
             for old, new in zip(committed.splitlines(), fresh.splitlines()):
                 if old != new:
                     print(f"  committed: {old}\n  now:       {new}", file=sys.stderr)
                     break
             return 1
-        print(f"{args.out.relative_to(ROOT)} matches the kernels")
+        print(f"{shown} matches the kernels")
         return 0
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(make_report(nvcc))
