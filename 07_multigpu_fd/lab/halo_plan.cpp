@@ -7,7 +7,9 @@
 // Graded by: cmake --workflow --preset lab   (then ctest --test-dir build-lab -L lab)
 //   - the CPU tests check both functions for thousands of (ny, slabs) and run a CPU simulation split
 //     into slabs that must be bitwise equal to the unsplit one;
-//   - the GPU tests run 1 … 7 slabs on one GPU and compare bitwise with one slab.
+//   - the GPU tests cut three grids into 2, 3, 5, 7 and 11 slabs on one GPU (one_gpu_slab_counts in
+//     tests/test_gpu.cu) and compare bitwise with one slab; with two GPUs, wave_fd_tests.two_gpus spreads
+//     2, 3 and 4 slabs over both (skipped with fewer).
 #include <vector>
 
 #include "decomposition.hpp"
