@@ -4,16 +4,32 @@ bench.sh writes one results file per run: <gpu>/07_multigpu_fd.json (the ladder 
 on several), which scripts/make_figures.py hands to tables() and plots(), and <gpu>/07_multigpu_fd.<kind>.json
 for each other run (snapshots, the slab check, the NCCL runs), which are read here. Results made before
 that split hold every run in the one file; both shapes give the same tables.
+
+The compiler's view of the kernels (registers, shared memory, spills, code size on sm_90) comes from
+results/compiler/07_multigpu_fd.sm_90.txt, which compiler_report.py makes with nvcc alone (no GPU).
+values() gives the measured numbers quoted in the lesson's prose (<!-- value:NAME --> markers).
+The committed PNGs were drawn with matplotlib 3.9.2 (python3 -m pip install matplotlib==3.9.2); another
+version draws the same data with slightly different pixels.
 """
 import base64
 import json
+import math
 import pathlib
+import re
 
 NO_RESULTS = "No results are committed yet: run `bash 07_multigpu_fd/bench.sh <build> <results dir>` on a GPU machine."
 CHAPTER = "07_multigpu_fd"
 RESULTS_DIR = pathlib.Path(__file__).resolve().parent.parent / "results"
 # The other runs' files, in the order bench.sh makes them (rows of one lesson table keep that order).
 RUN_KINDS = ("snapshot_layered", "snapshot_constant", "slabs", "nccl_overlap", "nccl_no_overlap")
+# Made by compiler_report.py; read from the repository whatever RESULTS_DIR says (it is not a GPU's run).
+COMPILER_REPORT = pathlib.Path(__file__).resolve().parent.parent / "results" / "compiler" / f"{CHAPTER}.sm_90.txt"
+# What limits resident blocks on compute capability 9.0 (H100, H200): CUDA C++ Programming Guide, "Technical
+# Specifications per Compute Capability"; how registers and shared memory are rounded when allocated: the
+# toolkit's occupancy calculator, include/cuda_occupancy.h (registers per warp rounded up to 256 and handed
+# out per SM sub-partition; shared memory rounded up to 128 bytes, plus 1 KiB per block kept by the system).
+SM90 = {"registers": 65536, "sub_partitions": 4, "register_unit": 256, "warps": 64, "blocks": 32,
+        "shared_bytes": 228 * 1024, "shared_unit": 128, "shared_reserved": 1024}
 
 
 def _documents(results):
@@ -90,9 +106,269 @@ def _images(docs):
     return "\n".join(f"\\image html {n}" for n in names + plots)
 
 
+# ---- the compiler's view ---------------------------------------------------------------------------
+def _compiler_report(path=None):
+    """{"kernels": {build: {kernel: {...}}}, "rungs": {rung: (kernel, launcher)}, "calls": {build: n},
+    "ptx": {...}, "nvcc": version} from compiler_report.py's file, or None when it is missing."""
+    path = pathlib.Path(path or COMPILER_REPORT)
+    if not path.is_file():
+        return None
+    report = {"kernels": {}, "rungs": {}, "calls": {}, "ptx": {}, "loads": {}, "nvcc": ""}
+    columns = ("registers", "barriers", "smem_bytes", "stack_bytes", "spill_store_bytes", "spill_load_bytes", "code_bytes")
+    for line in path.read_text().splitlines():
+        made_by = re.search(r"\(nvcc: (.*)\)", line)
+        if line.startswith("#"):
+            if made_by:
+                report["nvcc"] = made_by.group(1)
+            continue
+        f = line.split("\t")
+        if f[0] == "kernel":
+            report["kernels"].setdefault(f[1], {})[f[2]] = dict(zip(columns, map(int, f[3:])))
+        elif f[0] == "rung":
+            report["rungs"][f[1]] = (f[2], f[3])
+        elif f[0] == "loads":
+            report["loads"][f[2]] = tuple(int(kv.split("=")[1]) for kv in f[3:5])
+        elif f[0] == "calls":
+            report["calls"][f[1]] = int(f[2].split("=")[1])
+        elif f[0] == "ptx":
+            report["ptx"] = dict(kv.split("=") for kv in f[2:])
+    return report
+
+
+def _launch_shape(launcher, nx, ny):
+    """(threads per block, blocks in the grid) of one launch over an nx × ny slab, as the launchers in
+    src/kernels.cu compute them."""
+    name, _, rest = launcher.partition("<")
+    a = [int(x) if x.strip().lstrip("-").isdigit() else x.strip() for x in rest.rstrip(">").split(",")] if rest else []
+    up = lambda n, d: -(-n // d)  # noqa: E731
+    if name == "launch_naive_global":
+        return 32 * 16, up(nx, 32) * up(ny, 16)
+    if name == "launch_shared_line":  # <BDIMX, ldg, padded, rows per block (0: all rows)>
+        return a[0], up(nx, a[0]) * up(ny, a[3] or ny)
+    if name == "launch_tiled_l1":  # <BX, BY, rows per thread>
+        return a[0] * a[1], up(nx, a[0]) * up(ny, a[1] * a[2])
+    if name == "launch_tiled_vec4":  # <BX, BY, rows per thread, ...>: 4 columns per thread
+        return a[0] * a[1], up(nx, 4 * a[0]) * up(ny, a[1] * a[2])
+    raise ValueError(f"figures.py does not know the launch shape of {launcher}")
+
+
+def occupancy(threads, registers, smem_bytes, sm=SM90):
+    """Blocks of `threads` threads one SM can hold, by each limit, and in all (the occupancy calculator's
+    arithmetic: cuda_occupancy.h, cudaOccMaxActiveBlocksPerMultiprocessor, default carveout)."""
+    warps = -(-threads // 32)
+    per_warp = -(-registers * 32 // sm["register_unit"]) * sm["register_unit"]
+    by_registers = (sm["registers"] // sm["sub_partitions"] // per_warp) * sm["sub_partitions"] // warps
+    allocated = -(-(smem_bytes + sm["shared_reserved"]) // sm["shared_unit"]) * sm["shared_unit"]
+    limits = {"registers": by_registers, "shared memory": sm["shared_bytes"] // allocated,
+              "warps": sm["warps"] // warps, "block slots": sm["blocks"]}
+    blocks = min(limits.values())
+    return {"limits": limits, "blocks": blocks, "warps": blocks * warps,
+            "limited_by": [k for k, v in limits.items() if v == blocks]}
+
+
+def _ladder_grid(docs):
+    """(nx, ny, SM count, GPU name) of the first GPU's ladder, or None."""
+    rows = _rows(docs, "ladder")
+    if not rows:
+        return None
+    slug, doc, r = rows[0]
+    return r["nx"], r["ny"], doc.get("device", {}).get("sm_count"), _name(slug, doc)
+
+
+def _compiler_table(docs):
+    report = _compiler_report()
+    if report is None:
+        return "No compiler report is committed: run `python3 07_multigpu_fd/compiler_report.py`."
+    grid = _ladder_grid(docs)
+    kernels = report["kernels"]["release"]
+    lines = [f"`nvcc -Xptxas -v`, sm_90, the chapter's Release flags ({report['nvcc']}). Blocks one SM can hold, "
+             "by registers · shared memory · warps · block slots (the binding limit in bold); the last column "
+             + (f"divides the {grid[0]}×{grid[1]} grid's blocks by the {grid[2]} SMs of the {grid[3]}." if grid and grid[2]
+                else "needs a ladder run."),
+             "",
+             "| rung | threads per block | registers | shared memory (bytes) | spills (bytes) | code (KiB) | "
+             "blocks per SM by registers · smem · warps · slots | resident blocks (warps) per SM | grid blocks per SM |",
+             "|---|---:|---:|---:|---:|---:|---|---:|---:|"]
+    for rung, (kernel, launcher) in report["rungs"].items():
+        k = kernels[kernel]
+        threads, blocks = _launch_shape(launcher, grid[0], grid[1]) if grid else (_launch_shape(launcher, 1, 1)[0], None)
+        occ = occupancy(threads, k["registers"], k["smem_bytes"])
+        limits = " · ".join(f"**{v}**" if n in occ["limited_by"] else str(v) for n, v in occ["limits"].items())
+        per_sm = f"{blocks / grid[2]:.1f}" if grid and grid[2] else "-"
+        lines.append(f"| `{rung}` | {threads} | {k['registers']} | {k['smem_bytes']} | "
+                     f"{k['spill_store_bytes'] + k['spill_load_bytes']} | {k['code_bytes'] / 1024:.1f} | {limits} | "
+                     f"{occ['blocks']} ({occ['warps']}) | {per_sm} |")
+    return "\n".join(lines)
+
+
+def _flags_table(docs):
+    """Registers, stack, spills and code of a few rungs under -use_fast_math and -G beside the release build."""
+    report = _compiler_report()
+    if report is None:
+        return "No compiler report is committed: run `python3 07_multigpu_fd/compiler_report.py`."
+    shown = ["shared_line", "shared_line_tuned"]
+    multi = _multi_gpu_rung(docs)
+    if multi and multi in report["rungs"] and multi not in shown:
+        shown.append(multi)
+    builds = (("release", "Release flags"), ("fast_math", "+ `-use_fast_math`"), ("debug", "`-G`"))
+    lines = ["| rung | build | registers | stack frame (bytes) | spills (bytes) | code (KiB) |",
+             "|---|---|---:|---:|---:|---:|"]
+    for rung in shown:
+        kernel = report["rungs"][rung][0]
+        for build, label in builds:
+            k = report["kernels"][build][kernel]
+            lines.append(f"| `{rung}` | {label} | {k['registers']} | {k['stack_bytes']} | "
+                         f"{k['spill_store_bytes'] + k['spill_load_bytes']} | {k['code_bytes'] / 1024:.1f} |")
+    return "\n".join(lines)
+
+
+def _default_rung():
+    """The program's default kernel, as src/options.hpp names it."""
+    m = re.search(r'default_variant\s*=\s*"(\w+)"', (pathlib.Path(__file__).resolve().parent / "src" / "options.hpp").read_text())
+    return m.group(1) if m else None
+
+
+def _multi_gpu_rung(docs):
+    """The kernel the committed multi-GPU runs used (the program's default when they ran)."""
+    for table in ("strong", "weak", "nccl"):
+        for _, _, r in _rows(docs, table):
+            if r.get("variant"):
+                return r["variant"]
+    return None
+
+
+# ---- numbers quoted in the prose -------------------------------------------------------------------
+def _times(ratio):
+    return f"{ratio:.1f}×"
+
+
+def values(results):
+    """Every measured number the lesson's prose quotes, by the name of its <!-- value:NAME --> marker."""
+    docs = _documents(results)
+    names = ("ladder_gpu", "ladder_grid", "ladder_sm_count", "copy_gbs", "book_ms", "book_vs_naive",
+             "book_grid_blocks", "book_blocks_per_sm", "book_us_per_row", "tuned_vs_book", "ldg_vs_plain",
+             "padded_vs_ldg", "best_rung", "best_roofline", "multi_gpu_rung", "multi_gpu_rung_vs_best",
+             "r64_vs_r32", "r32_code_kib", "r64_code_kib", "prefetch_vs_wide", "prefetch_r64_vs_prefetch",
+             "book_registers", "book_resident", "book_resident_limit", "tuned_registers", "tuned_smem",
+             "tuned_resident", "tuned_resident_warps", "tuned_resident_limit", "tuned_grid_blocks_per_sm",
+             "multi_gpu_rung_registers", "multi_gpu_rung_resident_warps",
+             "fast_math_ptx", "fast_math_registers", "debug_functions", "debug_book_stack", "debug_multi_stack",
+             "default_rung", "book_smem", "book_register_arithmetic", "book_smem_arithmetic", "r32_registers",
+             "r64_registers", "r32_resident_warps", "r64_resident_warps", "r32_regs_registers", "book_loads",
+             "ldg_loads")
+    out = {n: "(no results)" for n in names}
+    out["default_rung"] = f"`{_default_rung()}`"
+    ladder = {r["variant"]: (slug, doc, r) for slug, doc, r in _rows(docs, "ladder")}
+    if ladder:
+        first_slug, first_doc, first = next(iter(ladder.values()))
+        ms = {v: r["ms_per_step"] for v, (_, _, r) in ladder.items()}
+        sm_count = first_doc.get("device", {}).get("sm_count")
+        out["ladder_gpu"] = _name(first_slug, first_doc)
+        out["ladder_grid"] = f"{first['nx']}²" if first["nx"] == first["ny"] else f"{first['nx']}×{first['ny']}"
+        out["ladder_sm_count"] = str(sm_count)
+        out["copy_gbs"] = f"{first_doc['extra']['copy_bandwidth_gbs']:.0f} GB/s"
+        if {"naive_global", "shared_line", "shared_line_tuned"} <= ms.keys():
+            out["book_ms"] = f"{ms['shared_line']:.1f} ms"
+            out["book_vs_naive"] = _times(ms["shared_line"] / ms["naive_global"])
+            out["book_us_per_row"] = f"{1000 * ms['shared_line'] / first['ny']:.2f} µs"
+            out["tuned_vs_book"] = _times(ms["shared_line"] / ms["shared_line_tuned"])
+            blocks = -(-first["nx"] // 32)
+            out["book_grid_blocks"] = str(blocks)
+            out["book_blocks_per_sm"] = f"{blocks / sm_count:.1f}" if sm_count else "-"
+        if {"shared_line", "shared_line_ldg", "shared_line_padded"} <= ms.keys():
+            out["ldg_vs_plain"] = f"{ms['shared_line'] / ms['shared_line_ldg']:.2f}×"
+            out["padded_vs_ldg"] = f"{ms['shared_line_ldg'] / ms['shared_line_padded']:.2f}×"
+        best = min(ms, key=ms.get)
+        out["best_rung"] = f"`{best}`"
+        out["best_roofline"] = f"{ladder[best][2]['roofline_pct']:.1f}%"
+        multi = _multi_gpu_rung(docs)
+        if multi:
+            out["multi_gpu_rung"] = f"`{multi}`"
+            if multi in ms:
+                gap = 100 * (ms[multi] / ms[best] - 1)
+                out["multi_gpu_rung_vs_best"] = ("it is the fastest" if multi == best else
+                                                 f"it runs {gap:.1f}% slower than the fastest, `{best}`")
+        if {"tiled_vec4_r32", "tiled_vec4_r64"} <= ms.keys():
+            out["r64_vs_r32"] = f"{100 * (ms['tiled_vec4_r64'] / ms['tiled_vec4_r32'] - 1):+.1f}%"
+        if {"wide_vec4", "wide_vec4_prefetch", "wide_vec4_prefetch_r64"} <= ms.keys():
+            out["prefetch_vs_wide"] = f"{ms['wide_vec4'] / ms['wide_vec4_prefetch']:.2f}×"
+            out["prefetch_r64_vs_prefetch"] = f"{ms['wide_vec4_prefetch'] / ms['wide_vec4_prefetch_r64']:.2f}×"
+    report = _compiler_report()
+    if report:
+        rel = report["kernels"]["release"]
+        kernel = {rung: rel[k] for rung, (k, _) in report["rungs"].items()}
+        launcher = {rung: l for rung, (_, l) in report["rungs"].items()}
+        grid = _ladder_grid(docs)
+        nx, ny = (grid[0], grid[1]) if grid else (1, 1)
+
+        def occ(rung):
+            threads = _launch_shape(launcher[rung], nx, ny)[0]
+            return occupancy(threads, kernel[rung]["registers"], kernel[rung]["smem_bytes"])
+
+        if "tiled_vec4_r32" in kernel and "tiled_vec4_r64" in kernel:
+            out["r32_registers"] = str(kernel["tiled_vec4_r32"]["registers"])
+            out["r64_registers"] = str(kernel["tiled_vec4_r64"]["registers"])
+            out["r32_resident_warps"] = str(occ("tiled_vec4_r32")["warps"])
+            out["r64_resident_warps"] = str(occ("tiled_vec4_r64")["warps"])
+        if "tiled_vec4_r32_regs" in kernel:
+            out["r32_regs_registers"] = str(kernel["tiled_vec4_r32_regs"]["registers"])
+        loads = {rung: report["loads"].get(k) for rung, (k, _) in report["rungs"].items()}
+        if loads.get("shared_line") and loads.get("shared_line_ldg"):
+            out["book_loads"] = f"{loads['shared_line'][0]} plain `ld.global` and {loads['shared_line'][1]} `ld.global.nc`"
+            out["ldg_loads"] = f"{loads['shared_line_ldg'][0]} and {loads['shared_line_ldg'][1]}"
+        if "tiled_vec4_r32" in kernel and "tiled_vec4_r64" in kernel:
+            out["r32_code_kib"] = f"{kernel['tiled_vec4_r32']['code_bytes'] / 1024:.0f} KiB"
+            out["r64_code_kib"] = f"{kernel['tiled_vec4_r64']['code_bytes'] / 1024:.0f} KiB"
+        for rung, key in (("shared_line", "book"), ("shared_line_tuned", "tuned")):
+            if rung in kernel:
+                o = occ(rung)
+                out[f"{key}_registers"] = str(kernel[rung]["registers"])
+                out[f"{key}_resident"] = str(o["blocks"])
+                out[f"{key}_resident_limit"] = " and ".join(o["limited_by"])
+        if "shared_line_tuned" in kernel:
+            o = occ("shared_line_tuned")
+            out["tuned_smem"] = f"{kernel['shared_line_tuned']['smem_bytes']} bytes"
+            out["tuned_resident_warps"] = str(o["warps"])
+            if grid and grid[2]:
+                blocks = _launch_shape(launcher["shared_line_tuned"], nx, ny)[1]
+                out["tuned_grid_blocks_per_sm"] = f"{blocks / grid[2]:.0f}"
+        multi = _multi_gpu_rung(docs)
+        if multi in kernel:
+            out["multi_gpu_rung_registers"] = str(kernel[multi]["registers"])
+            out["multi_gpu_rung_resident_warps"] = str(occ(multi)["warps"])
+            out["debug_multi_stack"] = f"{report['kernels']['debug'][report['rungs'][multi][0]]['stack_bytes']} bytes"
+        if "shared_line" in kernel:
+            k = kernel["shared_line"]
+            threads = _launch_shape(launcher["shared_line"], nx, ny)[0]
+            per_warp = -(-k["registers"] * 32 // SM90["register_unit"]) * SM90["register_unit"]
+            per_partition = SM90["registers"] // SM90["sub_partitions"]
+            out["book_smem"] = f"{k['smem_bytes']} bytes"
+            out["book_register_arithmetic"] = (
+                f"{k['registers']} registers × 32 threads = {k['registers'] * 32} per warp, allocated as {per_warp}; "
+                f"{per_partition} registers per SM sub-partition ÷ {per_warp} = {per_partition // per_warp} warps, "
+                f"× {SM90['sub_partitions']} sub-partitions = {per_partition // per_warp * SM90['sub_partitions']} warps, "
+                f"that is {per_partition // per_warp * SM90['sub_partitions'] // -(-threads // 32)} blocks of "
+                f"{threads} threads")
+            allocated = -(-(k["smem_bytes"] + SM90["shared_reserved"]) // SM90["shared_unit"]) * SM90["shared_unit"]
+            out["book_smem_arithmetic"] = (
+                f"{k['smem_bytes']} bytes + {SM90['shared_reserved']} reserved = {k['smem_bytes'] + SM90['shared_reserved']}, "
+                f"allocated as {allocated}; {SM90['shared_bytes']} ÷ {allocated} = {SM90['shared_bytes'] // allocated} blocks")
+            out["debug_book_stack"] = f"{report['kernels']['debug'][report['rungs']['shared_line'][0]]['stack_bytes']} bytes"
+        ptx = report["ptx"]
+        if ptx:
+            out["fast_math_ptx"] = (f"{ptx['differing']} of its PTX instructions change, "
+                                    + ("each only by gaining `.ftz`" if ptx["only_ftz"] == "yes" else
+                                       "and not only by `.ftz`"))
+        same = all(report["kernels"]["fast_math"].get(k, {}).get("registers") == v["registers"] for k, v in rel.items())
+        out["fast_math_registers"] = "the same" if same else "different"
+        out["debug_functions"] = str(report["calls"].get("debug", "?"))
+    return out
+
+
 def tables(results):
     docs = _documents(results)
-    return {"ch07_ladder": _ladder(docs), "ch07_scaling": _scaling(docs), "ch07_images": _images(docs)}
+    return {"ch07_ladder": _ladder(docs), "ch07_scaling": _scaling(docs), "ch07_images": _images(docs),
+            "ch07_compiler": _compiler_table(docs), "ch07_flags": _flags_table(docs)}
 
 
 def plots(results, out_dir):
@@ -127,15 +403,31 @@ def plots(results, out_dir):
 
     ladder = _rows(docs, "ladder")
     if ladder:
-        fig, ax = plt.subplots(figsize=(8, 4))
-        labels = [f"{r['variant']}\n({slug})" if len(results) > 1 else r["variant"] for slug, _, r in ladder]
-        ax.barh(labels, [r["gcells_per_s"] for _, _, r in ladder], color="tab:blue")
-        for _, doc, r in ladder:
+        # One panel per GPU that ran the ladder; the labels are the rung names alone (the panel names the
+        # GPU), and the figure grows with the number of rungs so that no two labels overlap.
+        slugs = [slug for slug in dict.fromkeys(slug for slug, _, _ in ladder)]
+        counts = [sum(1 for s, _, _ in ladder if s == slug) for slug in slugs]
+        fig, axes = plt.subplots(len(slugs), 1, figsize=(9, 0.9 + 0.3 * sum(counts) + 0.6 * len(slugs)),
+                                 gridspec_kw={"height_ratios": counts}, squeeze=False)
+        for ax, slug in zip(axes[:, 0], slugs):
+            rows = [(doc, r) for s, doc, r in ladder if s == slug]
+            doc = rows[0][0]
+            names = [r["variant"] for _, r in rows]
+            speeds = [r["gcells_per_s"] for _, r in rows]
+            y = np.arange(len(rows))
+            ax.barh(y, speeds, color="tab:blue", height=0.7)
+            ax.set_yticks(y, names, fontsize=9)
+            ax.invert_yaxis()
+            for yi, v in zip(y, speeds):
+                ax.text(v + 2, yi, f"{v:.0f}", va="center", fontsize=8)
             ceiling = doc["extra"]["copy_bandwidth_gbs"] / doc["extra"].get("bytes_per_cell", 12)
-            ax.axvline(ceiling, color="tab:red", ls="--", lw=1)
-        ax.invert_yaxis()
-        ax.set_xlabel("Gcells/s (red: copy bandwidth / 12 bytes per cell)")
-        ax.set_title("16384² single-GPU ladder")
+            ax.axvline(ceiling, color="tab:red", ls="--", lw=1,
+                       label=f"copy bandwidth / 12 bytes per cell = {ceiling:.0f} Gcells/s")
+            ax.set_xlim(0, ceiling * 1.12)
+            r0 = rows[0][1]
+            ax.set_title(f"{_name(slug, doc)}: {r0['nx']}×{r0['ny']} grid, one GPU", fontsize=10)
+            ax.legend(loc="upper right", fontsize=8)
+        axes[-1, 0].set_xlabel("Gcells/s (higher is faster)")
         fig.tight_layout()
         fig.savefig(out_dir / "ch07_ladder.png", dpi=110)
         plt.close(fig)
@@ -150,9 +442,14 @@ def plots(results, out_dir):
                 if pts:
                     ax.plot([p[0] for p in pts], [100 * p[1] for p in pts], style,
                             label="overlap" if overlap else "no overlap")
+            # Whole GPUs only: a tick at 1.5 GPUs would read as a measurement that was never made.
+            ax.set_xticks(sorted({r["gpus"] for _, _, r in _rows(docs, kind)}))
             ax.set_xlabel("GPUs")
             ax.set_ylabel("efficiency (%)")
-            ax.set_title(f"{kind} scaling")
+            slug, doc, r0 = _rows(docs, kind)[0]
+            size = (f"{r0['nx']}×{r0['ny']} grid" if kind == "strong" else
+                    f"{r0['nx']}×{r0['ny'] // r0['gpus']} per GPU")
+            ax.set_title(f"{kind} scaling, {_name(slug, doc)}, {size}", fontsize=10)
             ax.set_ylim(80, 105)
             ax.legend()
         fig.tight_layout()

@@ -37,7 +37,9 @@ struct Settings {
   std::string snapshot;
 };
 
-/// The kernel a run uses when --variants is not given: the fastest rung measured on an H100.
+/// The kernel a run uses when --variants is not given, and the one the committed multi-GPU results were
+/// made with. It is among the fastest rungs of the committed H100 ladder, not necessarily the fastest (the
+/// lesson says by how much); it stays fixed so that new runs remain comparable with those results.
 inline constexpr const char* default_variant = "wide_vec4_prefetch_r64";
 
 /// The problem of weak scaling on `gpus` GPUs: `gpus` times the rows, the source back in the centre.

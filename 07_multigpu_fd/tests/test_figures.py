@@ -1,5 +1,6 @@
-"""The lesson's tables are the same whether a GPU's runs sit in one results file (results made before
-bench.sh wrote one file per run) or in one file per run, as bench.sh writes them now.
+"""The lesson's tables and the numbers its prose quotes are the same whether a GPU's runs sit in one
+results file (results made before bench.sh wrote one file per run) or in one file per run, as bench.sh
+writes them now.
 
     python3 test_figures.py <repository root>
 """
@@ -52,6 +53,7 @@ def main():
     with tempfile.TemporaryDirectory() as empty, tempfile.TemporaryDirectory() as split_dir:
         figures.RESULTS_DIR = pathlib.Path(empty)  # no siblings: every run in the one file
         expected = figures.tables(merged)
+        expected_values = figures.values(merged)
         mains = {}
         for slug, doc in merged.items():
             mains[slug], siblings = split(doc)
@@ -60,11 +62,21 @@ def main():
                 (pathlib.Path(split_dir) / slug / f"{CHAPTER}.{kind}.json").write_text(json.dumps(part))
         figures.RESULTS_DIR = pathlib.Path(split_dir)
         got = figures.tables(mains)
+        got_values = figures.values(mains)
     for name in expected:
         if got.get(name) != expected[name]:
             print(f"block {name} differs with one file per run:\n--- one file\n{expected[name]}\n--- per run\n{got.get(name)}")
             return 1
-    print(f"{len(expected)} blocks identical from {len(merged)} GPU(s), one file or one file per run")
+    for name in expected_values:
+        if got_values.get(name) != expected_values[name]:
+            print(f"value {name} differs with one file per run: {expected_values[name]!r} / {got_values.get(name)!r}")
+            return 1
+    missing = [name for name, text in expected_values.items() if text == "(no results)"]
+    if missing:
+        print(f"the committed results give no value for: {', '.join(missing)}")
+        return 1
+    print(f"{len(expected)} blocks and {len(expected_values)} values identical from {len(merged)} GPU(s), "
+          "one file or one file per run")
     return 0
 
 
