@@ -508,17 +508,24 @@ class GradeTests(FixtureCase):
             report = json.loads((book.parent / "grades-reports" / f"{name}.json").read_text())
             self.assertEqual(report["student"], name)
 
-    def test_a_broken_archive_is_a_row(self):
+    def test_broken_submissions_are_rows_and_a_bare_repository_is_graded(self):
         folder = self.tmp / "broken-submissions"
         folder.mkdir()
         (folder / "dave.tar.gz").write_bytes(b"not a tarball")
+        (folder / "erin").mkdir()
+        (folder / "erin" / "notes.txt").write_text("I will hand it in tomorrow\n")
+        subprocess.run(["git", "clone", "-q", "--bare", str(self.handout), str(folder / "frank.git")], check=True)
         book = self.tmp / "broken.csv"
         result = tool(self.repo, "gradebook", str(folder), "--csv", str(book))
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
         with book.open() as f:
-            (row,) = list(csv.DictReader(f))
-        self.assertEqual((row["student"], row["status"], row["total"]), ("dave", "error", "0"))
-        self.assertIn("cannot unpack", row["reason"])
+            rows = {r["student"]: r for r in csv.DictReader(f)}
+        self.assertEqual((rows["dave"]["status"], rows["dave"]["total"]), ("error", "0"))
+        self.assertIn("cannot unpack", rows["dave"]["reason"])
+        self.assertEqual(rows["erin"]["status"], "error")
+        self.assertIn("not a course tree", rows["erin"]["reason"])
+        self.assertEqual((rows["frank"]["status"], rows["frank"]["01.1 status"]), ("graded", "not_done"))
+        self.assert_usage_error(tool(self.repo, "grade", "--repo", str(folder / "erin")), "not a course tree")
 
 
 class BuildTests(FixtureCase):
