@@ -364,6 +364,18 @@ class CommandLineTests(FixtureCase):
         self.assertEqual(json.loads((out / "02_scale/exercises.json").read_text()), [])
 
 
+    def test_a_line_the_code_shows_anyway_is_no_secret_but_a_page_quoting_it_leaks(self):
+        repo = make_fixture(self.tmp / "shared-line")
+        (repo / "01_sums/src/other.cpp").write_text("long f() {\n  long long total_of_squares = 0;\n  return 1;\n}\n")
+        git(repo, "add", "-A")
+        self.assertEqual(tool(repo, "handout", "--out", str(self.tmp / "shared-ok")).returncode, 0)
+        (repo / "01_sums/notes.md").write_text("Start with `return total_of_squares;` at the end.\n")
+        git(repo, "add", "-A")
+        result = tool(repo, "handout", "--out", str(self.tmp / "shared-leak"))
+        self.assertEqual(result.returncode, 1, result.stdout + result.stderr)
+        self.assertIn("leaks into the handout at 01_sums/notes.md:1: 'return total_of_squares;'", result.stderr)
+
+
 class CheckTests(FixtureCase):
     def test_check_passes_on_a_good_course(self):
         result = tool(self.repo, "handout", "--check")
