@@ -557,6 +557,9 @@ class BuildTests(FixtureCase):
                                   env=env, capture_output=True, text=True)
         self.assertNotEqual(exercise.returncode, 0)
         self.assertIn('-ts=exercise 01.1', exercise.stdout)
+        gpu_exercise = subprocess.run(["ctest", "--test-dir", "build", "-R", r"^exercise\.01\.2$"], cwd=out,
+                                      env=env, capture_output=True, text=True)
+        self.assertIn("Skipped", gpu_exercise.stdout)   # --gpu without a GPU: exit 77
         labels = subprocess.run(["ctest", "--test-dir", "build", "-N", "-L", "exercise.01.2"], cwd=out, env=env,
                                 capture_output=True, text=True).stdout
         self.assertIn("exercise.01.2.racecheck", labels)
