@@ -40,8 +40,8 @@ const nlohmann::json& issue_order_results() {
   static const nlohmann::json results = [] {
     const std::string path = (std::filesystem::temp_directory_path() /
                               ("streams_test_issue_order_" + std::to_string(getpid()) + ".json")).string();
-    const int rc = run_child_process({STREAMS_PROGRAM, "--scenario", "issue_order", "--size", "16MiB", "--reps", "5",
-                                      "--warmup", "1", "--json", path}, {}, true);
+    const int rc = run_child_process({STREAMS_PROGRAM, "--variants", "issue_order", "--size", "16MiB", "--reps", "5",
+                                      "--warmup", "1", "--json", path}, {}, "/dev/null");
     REQUIRE(rc == 0);
     std::ifstream in(path);
     nlohmann::json j = nlohmann::json::parse(in);
