@@ -80,7 +80,7 @@ def store_efficiency_model(k: dict) -> float:
 VALUES = ["device", "ahead_sizes", "level_sizes", "behind_sizes", "ahead_range", "fastest_largest",
           "largest", "largest_margin", "largest_cub_spread", "single_2_24_us", "unroll8_pct_largest",
           "copy_tbs", "l2_mib", "cub_grid", "cub_block", "cub_per_sm", "sm_count", "no_branch_kernels",
-          "sp_gst_formula", "sp_gst_model", "sp_gst", "cub_sectors", "cub_fit", "unroll_sectors"]
+          "sp_gst_formula", "sp_gst_model", "sp_gst", "cub_sectors", "cub_fit", "unroll_sectors", "gst_most"]
 
 
 def values(results: dict[str, dict]) -> dict[str, str]:
@@ -126,12 +126,14 @@ def values(results: dict[str, dict]) -> dict[str, str]:
     cub_block = int(str(cub_k["block"]).strip("()").split(",")[0])
     sp_grid = ladder.profiled_grid(single)
     unroll = {f"{k['sectors_per_request']:.2f}" for k in kernels if k["kernel"].startswith("unroll")}
+    stores = [f"{k['gst_efficiency_pct']:.0f} %" for k in kernels]
     return out | {
         "cub_grid": f"{cub_grid:,}",
         "cub_block": f"{cub_block}",
         "cub_fit": f"{2048 // cub_block}",  # 2048 resident threads per SM: sm_90's limit
         "cub_sectors": f"{cub_k['sectors_per_request']:.2f}",
         "unroll_sectors": " or ".join(sorted(unroll)),
+        "gst_most": max(set(stores), key=stores.count),  # what most rungs read
         "cub_per_sm": f"{cub_grid / doc['device']['sm_count']:.0f}",
         "no_branch_kernels": ", ".join(f"`{k['kernel']}`" for k in kernels if no_branches(k)) or "none",
         "sp_gst_formula": f"({sp_grid}·8 + 8 + 4) / (({sp_grid} + 2)·32)",

@@ -37,8 +37,8 @@ unsigned divergent_warps(Rule rule, unsigned stride, unsigned block) {
 
 // Shared memory as the profiler counts it: 32 banks of 4-byte words; one pass (a wavefront) serves at
 // most one distinct word per bank, so a warp's request takes as many wavefronts as its busiest bank
-// has distinct words. An element of `element_bytes` (8: our int sums; 4: the book's ints, our float
-// rungs) spans element_bytes / 4 words.
+// has distinct words. An element of `element_bytes` (8: our int sums; 4: our float rungs, or ints
+// summed in 32 bits) spans element_bytes / 4 words.
 unsigned wavefronts(const std::vector<unsigned>& slots, unsigned element_bytes) {
   std::vector<std::set<unsigned>> words(32);
   for (const unsigned slot : slots)
@@ -133,7 +133,7 @@ TEST_CASE("with 8-byte sums, the book's rule already has bank conflicts; neighbo
   }
 }
 
-TEST_CASE("with 4-byte elements (the book's ints, our float rungs) only neighbored_less has bank conflicts") {
+TEST_CASE("with 4-byte elements (our float rungs, 32-bit ints) only neighbored_less has bank conflicts") {
   CHECK(tree_load_conflicts(neighbored_slot_on_host, 512, 4) == 0);
   CHECK(tree_load_conflicts(neighbored_less_slot_on_host, 512, 4) == 150);
 }

@@ -18,8 +18,8 @@ using namespace reduce;
 namespace {
 // Shared-memory wavefronts one warp needs to read the elements s[slot] for the given slots: 32 banks of
 // 4-byte words; a wavefront serves at most one distinct word per bank, so the busiest bank sets the
-// count. An element of `element_bytes` (8: our int sums; 4: the book's ints, our float rungs) spans
-// element_bytes / 4 words. 32 lanes need at least 32 · element_bytes / 128 wavefronts.
+// count. An element of `element_bytes` (8: our int sums; 4: our float rungs, or ints summed in 32
+// bits) spans element_bytes / 4 words. 32 lanes need at least 32 · element_bytes / 128 wavefronts.
 unsigned wavefronts_of(const std::vector<int>& slots, unsigned element_bytes) {
   std::vector<std::set<unsigned>> words(32);
   for (const int slot : slots) {
@@ -70,7 +70,7 @@ TEST_CASE("neighbored_less's reads at block 512: all 32 lanes share a bank at st
     CHECK(wavefronts_of(neighbored_less_reads(stride, 512), 8) == sums[i]);
     CHECK(wavefronts_of(neighbored_less_reads(stride, 512), 4) == floats[i]);
   }
-  // The book's ints reach 32 lanes in one bank only with a 1024-thread block (stride 16, 32 busy lanes).
+  // 4-byte elements reach 32 lanes in one bank only with a 1024-thread block (stride 16, 32 busy lanes).
   CHECK(wavefronts_of(neighbored_less_reads(16, 1024), 4) == 32);
 }
 
