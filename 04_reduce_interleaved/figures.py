@@ -1,7 +1,6 @@
-"""Chapter 04's generated README parts: the results table (beside the book's K80 figures), the
-time-per-kernel plot (both from the ladder's shared figure code, reduce_ladder/ladder_figures.py), and
-the measured numbers the lesson's prose cites (values), from this chapter's results and from the
-ladder's profiler results (chapter 05's profile.sh profiles every rung, this one included).
+"""Chapter 04's generated parts: the results table beside the book's K80 figures and the time plot, from
+the ladder's figure code, and the inline numbers of its lesson, from its results and the profile of
+the whole ladder (results/<gpu>/05_reduce_unroll_profile.json).
 """
 from __future__ import annotations
 
@@ -13,27 +12,14 @@ ladder = SimpleNamespace(**runpy.run_path(str(Path(__file__).resolve().parents[1
 
 tables, plots = ladder.results_and_time_plot("reduce_interleaved_time.png", "Chapter 04: interleaved")
 
-VALUES = ["device", "step_2_24", "step_2_28", "pct_copy_2_28", "ld_conflicts_less", "ld_conflicts",
-          "ld_per_block", "instr_less", "instr", "sectors_per_request", "gld_efficiency"]
 
-
-def values(results: dict[str, dict]) -> dict[str, str]:
-    if not results:
-        return {name: "(no results committed)" for name in VALUES}
-    slug = sorted(results)[0]
-    doc = results[slug]
-    big, huge = ladder.SIZES
-    out = {
-        "device": doc["device"]["name"],
-        "step_2_24": ladder.times(ladder.row(doc, "interleaved", big)["step_speedup"]),
-        "step_2_28": ladder.times(ladder.row(doc, "interleaved", huge)["step_speedup"]),
-        "pct_copy_2_28": f"{ladder.row(doc, 'interleaved', huge)['pct_copy']:.0f} %",
-    }
-    profile = ladder.load_profile(slug)
+def compute(doc: dict, profile: dict | None) -> dict[str, str]:
+    out = ladder.step_values(doc, "interleaved")
+    out["pct_copy_2_28"] = f"{ladder.row(doc, 'interleaved', ladder.SIZES[1])['pct_copy']:.0f} %"
     less = ladder.profiled(profile, "neighbored_less")
     interleaved = ladder.profiled(profile, "interleaved")
     if less is None or interleaved is None:
-        return out | {name: "(no profile committed)" for name in VALUES if name not in out}
+        return out
     return out | {
         "ld_conflicts_less": ladder.millions(less["shared_ld_conflicts"]),
         "ld_conflicts": ladder.millions(interleaved["shared_ld_conflicts"]),
@@ -43,3 +29,8 @@ def values(results: dict[str, dict]) -> dict[str, str]:
         "sectors_per_request": f"{interleaved['sectors_per_request']:.2f}",
         "gld_efficiency": f"{interleaved['gld_efficiency_pct']:.0f} %",
     }
+
+
+values = ladder.chapter_values(
+    ["device", "step_2_24", "step_2_28", "pct_copy_2_28", "ld_conflicts_less", "ld_conflicts", "ld_per_block",
+     "instr_less", "instr", "sectors_per_request", "gld_efficiency"], compute)

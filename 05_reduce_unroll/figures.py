@@ -77,51 +77,37 @@ def store_efficiency_model(k: dict) -> float:
     return 100.0 * 8 / 32
 
 
-VALUES = ["device", "ahead_sizes", "level_sizes", "behind_sizes", "ahead_range", "fastest_largest",
-          "largest", "largest_margin", "largest_cub_spread", "single_2_24_us", "unroll8_pct_largest",
-          "copy_tbs", "l2_mib", "cub_grid", "cub_block", "cub_per_sm", "sm_count", "no_branch_kernels",
-          "sp_gst_formula", "sp_gst_model", "sp_gst", "cub_sectors", "cub_fit", "unroll_sectors", "gst_most"]
-
-
-def values(results: dict[str, dict]) -> dict[str, str]:
-    """The measured numbers the lesson's prose cites, from the first GPU's results (and its profile)."""
-    if not results:
-        return {name: "(no results committed)" for name in VALUES}
-    slug = sorted(results)[0]
-    doc = results[slug]
+def compute(doc: dict, profile: dict | None) -> dict[str, str]:
+    """The numbers the lesson's prose cites: where one launch stands against CUB, the targets, and what
+    the profile says about CUB's grid, the store and branch counters."""
     compared = ladder.versus_library(doc)
     by_verdict = {v: [c["n"] for c in compared if c["single_verdict"] == v] for v in ("ahead", "level", "behind")}
-    ahead = [c for c in compared if c["single_verdict"] == "ahead"]
-    ratios = [c["library"]["time_ms"] / c["single"]["time_ms"] for c in ahead]
+    ratios = [c["library"]["time_ms"] / c["single"]["time_ms"] for c in compared if c["single_verdict"] == "ahead"]
     last = compared[-1]
-    largest = last["n"]
-    fastest = last["fastest"]
+    fastest, cub = last["fastest"], last["library"]
     launches = "one launch" if fastest["kernel"].startswith("single_pass") else "two launches"
-    cub = last["library"]
-    big = 1 << 24
-    single_2_24 = min(ladder.one_launch(ladder.rows_at(doc, big)), key=lambda r: r["time_ms"])
+    single_2_24 = min(ladder.one_launch(ladder.rows_at(doc, 1 << 24)), key=lambda r: r["time_ms"])
     out = {
         "device": doc["device"]["name"],
         "ahead_sizes": ladder.size_span(by_verdict["ahead"]),
         "level_sizes": ladder.size_span(by_verdict["level"]),
         "behind_sizes": ladder.size_span(by_verdict["behind"]),
         "ahead_range": f"{min(ratios):.2f}× to {max(ratios):.2f}×" if ratios else "nowhere",
-        "largest": ladder.size_label(largest),
+        "largest": ladder.size_label(last["n"]),
         "fastest_largest": f"`{fastest['kernel']}` ({launches})",
         "largest_margin": f"{100 * abs(cub['time_ms'] / fastest['time_ms'] - 1):.1f} %",
         "largest_cub_spread": f"{100 * (cub['max_ms'] - cub['min_ms']) / cub['time_ms']:.1f} %",
         "single_2_24_us": f"{1000 * single_2_24['time_ms']:.0f} µs",
-        "unroll8_pct_largest": f"{ladder.row(doc, 'unroll8', largest)['pct_copy']:.0f} %",
+        "unroll8_pct_largest": f"{ladder.row(doc, 'unroll8', last['n'])['pct_copy']:.0f} %",
         "copy_tbs": f"{doc['config']['copy_gbs'] / 1000:.1f} TB/s",
         "l2_mib": f"{doc['device']['l2_bytes'] / 2**20:.0f} MiB",
         "sm_count": f"{doc['device']['sm_count']}",
     }
-    profile = ladder.load_profile(slug)
     kernels = ((profile or {}).get("ncu") or {}).get("kernels")
-    if not kernels:
-        return out | {name: "(no profile committed)" for name in VALUES if name not in out}
     cub_k = ladder.profiled(profile, CUB)
     single = ladder.profiled(profile, "single_pass_x4")
+    if not kernels or cub_k is None or single is None:
+        return out
     cub_grid = ladder.profiled_grid(cub_k)
     cub_block = int(str(cub_k["block"]).strip("()").split(",")[0])
     sp_grid = ladder.profiled_grid(single)
@@ -131,15 +117,22 @@ def values(results: dict[str, dict]) -> dict[str, str]:
         "cub_grid": f"{cub_grid:,}",
         "cub_block": f"{cub_block}",
         "cub_fit": f"{2048 // cub_block}",  # 2048 resident threads per SM: sm_90's limit
+        "cub_per_sm": f"{cub_grid / doc['device']['sm_count']:.0f}",
         "cub_sectors": f"{cub_k['sectors_per_request']:.2f}",
         "unroll_sectors": " or ".join(sorted(unroll)),
         "gst_most": max(set(stores), key=stores.count),  # what most rungs read
-        "cub_per_sm": f"{cub_grid / doc['device']['sm_count']:.0f}",
         "no_branch_kernels": ", ".join(f"`{k['kernel']}`" for k in kernels if no_branches(k)) or "none",
         "sp_gst_formula": f"({sp_grid}·8 + 8 + 4) / (({sp_grid} + 2)·32)",
         "sp_gst_model": f"{store_efficiency_model(single):.2f} %",
         "sp_gst": f"{single['gst_efficiency_pct']:.2f} %",
     }
+
+
+values = ladder.chapter_values(
+    ["device", "ahead_sizes", "level_sizes", "behind_sizes", "ahead_range", "fastest_largest", "largest",
+     "largest_margin", "largest_cub_spread", "single_2_24_us", "unroll8_pct_largest", "copy_tbs", "l2_mib",
+     "cub_grid", "cub_block", "cub_per_sm", "sm_count", "no_branch_kernels", "sp_gst_formula", "sp_gst_model",
+     "sp_gst", "cub_sectors", "cub_fit", "unroll_sectors", "gst_most"], compute)
 
 
 def tables(results: dict[str, dict]) -> dict[str, str]:

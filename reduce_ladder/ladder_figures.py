@@ -104,6 +104,29 @@ def profiled_grid(entry: dict) -> int:
     return int(str(entry["grid"]).strip("()").split(",")[0])
 
 
+def chapter_values(names: list[str], compute):
+    """A chapter's values(results): compute(doc, profile) gives the inline numbers from the first GPU's
+    results and its profile (None where profile.sh has not run); a name it cannot give reads as such,
+    never as a stale number."""
+
+    def values(results: dict[str, dict]) -> dict[str, str]:
+        if not results:
+            return {name: "(no results committed)" for name in names}
+        slug = sorted(results)[0]
+        got = compute(results[slug], load_profile(slug))
+        return {name: got.get(name, "(no profile committed)") for name in names}
+
+    return values
+
+
+def step_values(doc: dict, kernel: str) -> dict[str, str]:
+    """The device, and one rung's step speed-up over the rung before it at 2^24 and 2^28."""
+    big, huge = SIZES
+    return {"device": doc["device"]["name"],
+            "step_2_24": times(row(doc, kernel, big)["step_speedup"]),
+            "step_2_28": times(row(doc, kernel, huge)["step_speedup"])}
+
+
 def times(ratio: float) -> str:
     return f"{ratio:.2f}×"
 
