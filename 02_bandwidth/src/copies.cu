@@ -274,8 +274,8 @@ CopyTiming time_spin_blocked(std::span<const CopyLane> lanes, int copies, course
   set_device(lanes[0].device);
   course::Event start, stop;
   auto joins = make_join_events(lanes);
-  // Long enough to cover enqueueing every copy (a few µs each for pinned memory) with a wide margin.
-  // It costs wall time only: the spin ends before the interval starts.
+  // Meant to outlast enqueueing every copy with a wide margin; whether it did is measured in every trial
+  // (spin_covered), not assumed. It costs wall time only: the spin ends before the interval starts.
   const std::uint64_t spin_ns = 100'000 + 25'000ull * static_cast<std::uint64_t>(copies) * lanes.size();
   int covered = 0;
   const auto trial = [&] {
