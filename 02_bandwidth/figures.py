@@ -367,6 +367,17 @@ def values(results):
     return out
 
 
+def _size_axis(ax, smallest, largest):
+    """A log2 size axis labelled in binary units (1 KiB, 32 KiB, 1 MiB, …) instead of powers of two."""
+    lo, hi = max(0, int(smallest).bit_length() - 1), int(largest).bit_length() - 1
+    ax.set_xscale("log", base=2)
+    major = [2 ** k for k in range(lo, hi + 1) if k % 5 == 0] or [2 ** lo, 2 ** hi]
+    ax.set_xticks(major, [_size(n) for n in major])
+    ax.set_xticks([2 ** k for k in range(lo, hi + 1)], minor=True)
+    ax.xaxis.set_minor_formatter(lambda *_: "")
+    ax.set_xlabel("bytes per copy")
+
+
 def plots(results, out_dir):
     import matplotlib
     matplotlib.use("Agg")
@@ -377,50 +388,64 @@ def plots(results, out_dir):
     for slug, sweep_name, timing_name in _plot_names(results):
         doc = results[slug]
         rows = [r for r in doc["rows"] if r.get("scenario") == "sweep"]
+        sizes = [r["bytes"] for r in rows]
         fits = {(f["copy"], f["memory"]): f for f in _extra(doc).get("fits", [])}
-        panels = (("h2d", "host → device"), ("d2h", "device → host"), ("d2d", "device → device (bytes once)"))
-        fig, axes = plt.subplots(1, 3, figsize=(15, 4.5), sharey=False)
-        for ax, (prefix, title) in zip(axes, panels):
+        panels = (("h2d", "host → device", "GB/s"), ("d2h", "device → host", "GB/s"),
+                  ("d2d", "device → device", "GB/s (bytes counted once)"))
+        fig, axes = plt.subplots(1, 3, figsize=(15, 4.8), sharey=False)
+        host_paced = False
+        for ax, (prefix, title, ylabel) in zip(axes, panels):
             series = sorted({(r["copy"], r["memory"]) for r in rows if r["copy"].startswith(prefix)},
                             key=lambda s: (s[0], KIND_ORDER.index(s[1]) if s[1] in KIND_ORDER else 9))
             for marker, (copy, memory) in zip("osD^v", series):
-                pts = sorted((r["bytes"], r["spin_blocked"]["gbs"]) for r in rows
-                             if (r["copy"], r["memory"]) == (copy, memory))
-                label = memory if prefix != "d2d" else copy.replace("d2d_", "")
+                pts = sorted((r["bytes"], r["spin_blocked"]["gbs"], r["spin_blocked"]["spin_covered_fraction"] < 1)
+                             for r in rows if (r["copy"], r["memory"]) == (copy, memory))
+                label = memory if prefix != "d2d" else copy
                 line, = ax.plot([p[0] for p in pts], [p[1] for p in pts], marker, ms=4, fillstyle="none", label=label)
+                # Where the spin did not outlast the enqueueing, the time is paced by the host: filled.
+                paced = [p for p in pts if p[2]]
+                if paced:
+                    host_paced = True
+                    ax.plot([p[0] for p in paced], [p[1] for p in paced], marker, ms=4, color=line.get_color())
                 f = fits.get((copy, memory))
                 if f and f["bandwidth_gbs"] > 0:
                     xs = [pts[0][0] * (pts[-1][0] / pts[0][0]) ** (i / 100) for i in range(101)]
                     alpha, beta = f["latency_us"] * 1e-6, f["bandwidth_gbs"] * 1e9
                     ax.plot(xs, [x / (alpha + x / beta) / 1e9 if alpha + x / beta > 0 else float("nan") for x in xs],
                             "--", color=line.get_color(), lw=1)
-            ax.set_xscale("log", base=2)
-            ax.set_xlabel("bytes per copy")
+            _size_axis(ax, min(sizes), max(sizes))
+            ax.set_ylabel(ylabel)
+            ax.set_ylim(bottom=0)
             ax.set_title(title)
-            ax.grid(True, which="both", alpha=0.3)
-            ax.legend(fontsize=8)
-        axes[0].set_ylabel("GB/s (spin-blocked; dashed: fit n / (α + n/β))")
-        fig.suptitle(f"{_name(slug, doc)}: copy bandwidth against size")
-        fig.tight_layout()
+            ax.grid(True, which="major", alpha=0.3)
+            ax.legend(fontsize=8, loc="upper left")
+        fig.suptitle(f"{_name(slug, doc)}: copy bandwidth against size, spin-blocked timing; "
+                     "dashed: the fit n / (α + n/β)")
+        if host_paced:
+            fig.text(0.5, 0.01, "Filled markers: the spin kernel did not outlast the enqueueing (\"spin covered\" "
+                     "below 100%), so the time is paced by the host, not by the GPU.", ha="center", fontsize=9)
+        fig.tight_layout(rect=(0, 0.04 if host_paced else 0, 1, 1))
         fig.savefig(out_dir / sweep_name, dpi=110)
         plt.close(fig)
         written.append(sweep_name)
 
-        fig, ax = plt.subplots(figsize=(7, 4.5))
+        fig, ax = plt.subplots(figsize=(7.5, 4.8))
+        plotted = []
         for copy in ("h2d", "d2h"):
             pts = sorted((r["bytes"], r["spin_blocked"]["ms_median"] * 1e3, r["events"]["ms_median"] * 1e3)
                          for r in rows if r["copy"] == copy and r["memory"] == "pinned")
             if not pts:
                 continue
+            plotted += [p[0] for p in pts]
             line, = ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-", ms=4, label=f"{copy} pinned, spin-blocked")
             ax.plot([p[0] for p in pts], [p[2] for p in pts], "s--", ms=4, color=line.get_color(),
                     label=f"{copy} pinned, events around each copy")
-        ax.set_xscale("log", base=2)
+        if plotted:
+            _size_axis(ax, min(plotted), max(plotted))
         ax.set_yscale("log")
-        ax.set_xlabel("bytes per copy")
-        ax.set_ylabel("µs per copy")
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=8)
+        ax.set_ylabel("µs per copy (median)")
+        ax.grid(True, which="major", alpha=0.3)
+        ax.legend(fontsize=8, loc="upper left")
         ax.set_title(f"{_name(slug, doc)}: what the timing method adds to small copies")
         fig.tight_layout()
         fig.savefig(out_dir / timing_name, dpi=110)
