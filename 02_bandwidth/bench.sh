@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # bench.sh BUILD_DIR RESULTS_DIR: the chapter's benchmark on the GPU machine (after the build).
-# Writes RESULTS_DIR/02_bandwidth.json and prints the tables. Budget: about 90 s on one H100 (the
-# sweep 1 KiB .. 1 GiB in x4 steps plus 32 MiB, every row (no --variants), 20 timed trials per point);
-# on a machine with 2 or more GPUs it also measures the peer-to-peer matrix (256 MiB).
+# Writes RESULTS_DIR/02_bandwidth.json and prints the tables, then how long it took: the sweep 1 KiB ..
+# 1 GiB in x4 steps plus 32 MiB, every row (no --variants), 20 timed trials per point, when each copy
+# call returns (4 KiB and 32 MiB); on a machine with 2 or more GPUs also the peer-to-peer matrix (256 MiB).
 set -euo pipefail
 build_dir=${1:?usage: bench.sh BUILD_DIR RESULTS_DIR}
 results_dir=${2:?usage: bench.sh BUILD_DIR RESULTS_DIR}

@@ -1,12 +1,14 @@
-"""Tables and plots of 02_bandwidth from committed results (see CONTRIBUTING.md).
+"""Tables, inline values and plots of 02_bandwidth from committed results (see CONTRIBUTING.md).
 
-tables(results) is pure Python (json only); plots(results, out_dir) needs matplotlib.
+tables(results) and values(results) are pure Python (json only); plots(results, out_dir) needs matplotlib.
 results: gpu slug -> the program's results JSON (results/<slug>/02_bandwidth.json).
 """
 import pathlib
 
 NO_RESULTS = "No results are committed yet: run `bash 02_bandwidth/bench.sh <build> <results dir>` on a GPU machine."
-BLOCKS = ("k80_vs_today", "book_size", "fits", "timing_methods", "d2d_duel", "p2p", "plots")
+NOT_YET = ("Not in the committed results yet: this table is generated from a run of the program that measures it "
+           "(`bash 02_bandwidth/bench.sh <build> <results dir>` on a GPU machine, then commit the results file).")
+BLOCKS = ("k80_vs_today", "book_size", "fits", "timing_methods", "copy_return", "d2d_duel", "p2p", "plots")
 KIND_ORDER = ("pageable", "pinned", "write-combined", "registered", "device")
 
 
@@ -119,6 +121,22 @@ def _timing_methods(results):
     return "\n".join(lines) if found else NO_RESULTS
 
 
+def _copy_return(results):
+    lines = ["| GPU | copy | memory | call | bytes | µs until the call returns | µs until the copy is complete | "
+             "µs from return to complete | µs the same wait takes with nothing queued |",
+             "|---|---|---|---|---:|---:|---:|---:|---:|"]
+    found = False
+    for slug in sorted(results):
+        for row in results[slug].get("rows", []):
+            if row.get("scenario") != "copy_return":
+                continue
+            found = True
+            lines.append(f"| {_name(slug, results[slug])} | `{row['copy']}` | {row['memory']} | `{row['call']}` | "
+                         f"{_size(row['bytes'])} | {row['return_us']:.2f} | {row['complete_us']:.2f} | "
+                         f"{row['after_return_us']:.2f} | {row['wait_floor_us']:.2f} |")
+    return "\n".join(lines) if found else NOT_YET
+
+
 def _d2d_duel(results):
     lines = ["| GPU | copy | bytes | GB/s (bytes once) | GB/s (read + write) | CV | x cudaMemcpy |",
              "|---|---|---:|---:|---:|---:|---:|"]
@@ -186,8 +204,178 @@ def tables(results):
     if not results:
         return {name: NO_RESULTS for name in BLOCKS}
     return {"k80_vs_today": _k80_vs_today(results), "book_size": _book_size(results), "fits": _fits(results),
-            "timing_methods": _timing_methods(results), "d2d_duel": _d2d_duel(results), "p2p": _p2p(results),
-            "plots": _plots_block(results)}
+            "timing_methods": _timing_methods(results), "copy_return": _copy_return(results),
+            "d2d_duel": _d2d_duel(results), "p2p": _p2p(results), "plots": _plots_block(results)}
+
+
+# ---------------------------------------------------------------------------------------------------
+# Inline values: every measured number in the lesson's prose, as <!-- value:NAME -->TEXT<!-- /value -->.
+# Names are "<gpu slug>.<what>"; ratios carry their "×", percentages their "%", other numbers no unit
+# (the prose names it). A value the committed results cannot give reads "(not measured)".
+
+MISSING = "(not measured)"
+# Not measured in this course: an assumed DRAM load latency range for Little's law (see the lesson).
+ASSUMED_LATENCY_NS = (600, 800)
+# PCIe gen 3 x16, one way, in theory: 8 GT/s per lane, 128b/130b coding, 16 lanes (the K80's link).
+PCIE_GEN3_X16_GBS = 8 * 16 * 128 / 130 / 8
+LEGACY_MB = 1.024e6  # the old bandwidthTest's "MB" (model.hpp)
+
+
+def _sweep_point(doc, copy, memory, nbytes):
+    for r in doc.get("rows", []):
+        if r.get("scenario") == "sweep" and (r["copy"], r["memory"], r["bytes"]) == (copy, memory, nbytes):
+            return r
+    raise KeyError((copy, memory, nbytes))
+
+
+def _spin_us(doc, copy, memory, nbytes):
+    return 1e3 * _sweep_point(doc, copy, memory, nbytes)["spin_blocked"]["ms_median"]
+
+
+def _duel(doc):
+    return {d["copy"]: d for d in _extra(doc).get("d2d_duel", [])}
+
+
+def _book(doc, copy, memory):
+    for r in _extra(doc).get("book_size", []):
+        if (r["copy"], r["memory"]) == (copy, memory):
+            return r
+    raise KeyError((copy, memory))
+
+
+def _fit(doc, copy, memory):
+    for f in _extra(doc).get("fits", []):
+        if (f["copy"], f["memory"]) == (copy, memory):
+            return f
+    raise KeyError((copy, memory))
+
+
+def _ratio(x):
+    return f"{x:.3f}×"
+
+
+def _list(items):
+    items = list(items)
+    return ", ".join(items[:-1]) + " and " + items[-1] if len(items) > 1 else "".join(items)
+
+
+def _fit_departures(doc, copy="d2d_memcpy", memory="device", threshold=0.10):
+    """Sizes where the measured bandwidth beats the fitted line by more than `threshold`, the largest such
+    excess, and the first size after the last of them."""
+    f = _fit(doc, copy, memory)
+    alpha, beta = f["latency_us"] * 1e-6, f["bandwidth_gbs"] * 1e9
+    pts = sorted((r["bytes"], r["spin_blocked"]["ms_median"] * 1e-3) for r in doc.get("rows", [])
+                 if r.get("scenario") == "sweep" and (r["copy"], r["memory"]) == (copy, memory))
+    excess = [(n, (alpha + n / beta) / t - 1) for n, t in pts]
+    above = [(n, e) for n, e in excess if e > threshold]
+    if not above:
+        return [], 0.0, None
+    after = [n for n, _ in excess if n > above[-1][0]]
+    return [n for n, _ in above], max(e for _, e in above), (after[0] if after else None)
+
+
+def _gpu_values(doc):
+    """name (without the slug) -> a function of the results document giving the text."""
+    dev = doc.get("device", {})
+    ceiling = _extra(doc).get("copy_ceiling", {}).get("gbs_read_plus_write", 0)
+
+    def x(copy):
+        return _duel(doc)[copy]["vs_memcpy"]
+
+    def best_knob():
+        # The tuned copies that are not the lesson's tile kernel with one knob changed.
+        lesson = {"d2d_memcpy", "d2d_sm_kernel", "d2d_grid_stride"}
+        knobs = [d for name, d in _duel(doc).items() if name not in lesson and not name.startswith("sm_tile_")]
+        best = max(knobs, key=lambda d: d["vs_memcpy"])
+        return f"`{best['copy']}` at {_ratio(best['vs_memcpy'])}"
+
+    def uncovered_from(copy, memory):
+        for r in sorted((r for r in doc.get("rows", []) if r.get("scenario") == "sweep"
+                         and (r["copy"], r["memory"]) == (copy, memory)), key=lambda r: r["bytes"]):
+            if r["spin_blocked"]["spin_covered_fraction"] < 1:
+                return _size(r["bytes"])
+        return "no size measured"
+
+    def covered(copy, memory, nbytes):
+        return f"{100 * _sweep_point(doc, copy, memory, nbytes)['spin_blocked']['spin_covered_fraction']:.0f}%"
+
+    v = {
+        "sm_count": lambda: str(dev["sm_count"]),
+        "l2_mib": lambda: f"{dev['l2_bytes'] / 2**20:.0f}",
+        # One int4 per thread, 2048 resident threads per SM (sm_90), every SM.
+        "grid_stride_in_flight_mb": lambda: f"{16 * 2048 * dev['sm_count'] / 1e6:.1f}",
+        # Eight 256-thread blocks per SM, one 4 KiB tile each.
+        "resident_tiles": lambda: str(8 * dev["sm_count"]),
+        "resident_window_mib": lambda: f"{8 * dev['sm_count'] * 4096 / 2**20:.1f}",
+        "ceiling_tbs": lambda: f"{ceiling / 1e3:.2f}",
+        "littles_mb_low": lambda: f"{ceiling * 1e9 * ASSUMED_LATENCY_NS[0] * 1e-9 / 1e6:.1f}",
+        "littles_mb_high": lambda: f"{ceiling * 1e9 * ASSUMED_LATENCY_NS[1] * 1e-9 / 1e6:.1f}",
+        "pcie_gbs": lambda: f"{_extra(doc)['pcie']['theoretical_gbs']:.0f}",
+        "pinned_h2d_pct_of_link": lambda: f"{100 * _book(doc, 'h2d', 'pinned')['gbs'] / _extra(doc)['pcie']['theoretical_gbs']:.0f}%",
+        "x_k80.h2d": lambda: f"{_book(doc, 'h2d', 'pinned')['legacy_mbs'] / _book(doc, 'h2d', 'pinned')['k80_legacy_mbs']:.1f}×",
+        "x_k80.d2d": lambda: f"{_book(doc, 'd2d_memcpy', 'device')['legacy_mbs'] / _book(doc, 'd2d_memcpy', 'device')['k80_legacy_mbs']:.1f}×",
+        "pinned_h2d_1gib_ms": lambda: f"{_spin_us(doc, 'h2d', 'pinned', 2**30) / 1e3:.1f}",
+        "pinned_h2d_1gib_residual_us": lambda: f"{_spin_us(doc, 'h2d', 'pinned', 2**30) * 1e-3:.0f}",
+        "alpha.pinned_h2d": lambda: f"{_fit(doc, 'h2d', 'pinned')['latency_us']:.1f}",
+        "events_extra_1k_h2d_us": lambda: f"{1e3 * _sweep_point(doc, 'h2d', 'pinned', 1024)['events']['ms_median'] - _spin_us(doc, 'h2d', 'pinned', 1024):.1f}",
+        "events_extra_4k_h2d_us": lambda: f"{1e3 * _sweep_point(doc, 'h2d', 'pinned', 4096)['events']['ms_median'] - _spin_us(doc, 'h2d', 'pinned', 4096):.1f}",
+        "ratio_4k.h2d_pinned_over_pageable": lambda: f"{_spin_us(doc, 'h2d', 'pinned', 4096) / _spin_us(doc, 'h2d', 'pageable', 4096):.1f}×",
+        "ratio_4k.d2h_pageable_over_pinned": lambda: f"{_spin_us(doc, 'd2h', 'pageable', 4096) / _spin_us(doc, 'd2h', 'pinned', 4096):.1f}×",
+        "ratio_book.h2d_pinned_over_pageable": lambda: f"{_book(doc, 'h2d', 'pinned')['gbs'] / _book(doc, 'h2d', 'pageable')['gbs']:.1f}×",
+        "ratio_book.d2h_pinned_over_pageable": lambda: f"{_book(doc, 'd2h', 'pinned')['gbs'] / _book(doc, 'd2h', 'pageable')['gbs']:.1f}×",
+        "pageable_h2d_uncovered_from": lambda: uncovered_from("h2d", "pageable"),
+        "covered_4k.pageable_h2d": lambda: covered("h2d", "pageable", 4096),
+        "covered_4k.pageable_d2h": lambda: covered("d2h", "pageable", 4096),
+        "d2d_above_fit": lambda: _list(_size(n) for n in _fit_departures(doc)[0]),
+        "d2d_above_fit_max": lambda: f"{100 * _fit_departures(doc)[1]:.0f}%",
+        "d2d_below_fit_from": lambda: _size(_fit_departures(doc)[2]),
+        "duel_lesson_cv_max": lambda: f"{100 * max(_duel(doc)[c]['cv'] for c in ('d2d_memcpy', 'd2d_sm_kernel', 'd2d_grid_stride')):.1f}%",
+        "sm_over_grid": lambda: f"{100 * (x('d2d_sm_kernel') / x('d2d_grid_stride') - 1):.1f}%",
+        "evict_last_gain": lambda: f"{100 * (x('sm_tile_4KiB_evict_last') / x('d2d_sm_kernel') - 1):.1f}%",
+        "best_knob": best_knob,
+    }
+    for memory in ("pageable", "pinned"):
+        for copy in ("h2d", "d2h"):
+            v[f"us_4k.{memory}_{copy}"] = (lambda m=memory, c=copy: f"{_spin_us(doc, c, m, 4096):.2f}")
+    for name in _duel(doc):
+        v[f"x.{name}"] = (lambda n=name: _ratio(x(n)))
+    return v
+
+
+def _verdict(ratios):
+    if ratios and all(r > 1 for r in ratios):
+        return "faster than"
+    if ratios and all(r < 1 for r in ratios):
+        return "slower than"
+    return "level with"
+
+
+def values(results):
+    out = {}
+    for slug in sorted(results):
+        for name, get in _gpu_values(results[slug]).items():
+            try:
+                out[f"{slug}.{name}"] = get()
+            except (KeyError, IndexError, TypeError, ValueError, ZeroDivisionError):
+                out[f"{slug}.{name}"] = MISSING
+    ratios = [_duel(doc)["d2d_sm_kernel"]["vs_memcpy"] for doc in results.values() if "d2d_sm_kernel" in _duel(doc)]
+    out["verdict.d2d_sm_kernel"] = _verdict(ratios)
+    k80 = next((_extra(doc)["k80"] for doc in results.values() if "k80" in _extra(doc)), None)
+    out["k80.h2d_pct_of_gen3"] = (MISSING if k80 is None else
+                                  f"{100 * k80['h2d_legacy_mbs'] * LEGACY_MB / 1e9 / PCIE_GEN3_X16_GBS:.0f}%")
+    out["k80.pcie_gen3_gbs"] = f"{PCIE_GEN3_X16_GBS:.1f}"
+    return out
+
+
+def _size_axis(ax, smallest, largest):
+    """A log2 size axis labelled in binary units (1 KiB, 32 KiB, 1 MiB, …) instead of powers of two."""
+    lo, hi = max(0, int(smallest).bit_length() - 1), int(largest).bit_length() - 1
+    ax.set_xscale("log", base=2)
+    major = [2 ** k for k in range(lo, hi + 1) if k % 5 == 0] or [2 ** lo, 2 ** hi]
+    ax.set_xticks(major, [_size(n) for n in major])
+    ax.set_xticks([2 ** k for k in range(lo, hi + 1)], minor=True)
+    ax.xaxis.set_minor_formatter(lambda *_: "")
+    ax.set_xlabel("bytes per copy")
 
 
 def plots(results, out_dir):
@@ -200,50 +388,64 @@ def plots(results, out_dir):
     for slug, sweep_name, timing_name in _plot_names(results):
         doc = results[slug]
         rows = [r for r in doc["rows"] if r.get("scenario") == "sweep"]
+        sizes = [r["bytes"] for r in rows]
         fits = {(f["copy"], f["memory"]): f for f in _extra(doc).get("fits", [])}
-        panels = (("h2d", "host → device"), ("d2h", "device → host"), ("d2d", "device → device (bytes once)"))
-        fig, axes = plt.subplots(1, 3, figsize=(15, 4.5), sharey=False)
-        for ax, (prefix, title) in zip(axes, panels):
+        panels = (("h2d", "host → device", "GB/s"), ("d2h", "device → host", "GB/s"),
+                  ("d2d", "device → device", "GB/s (bytes counted once)"))
+        fig, axes = plt.subplots(1, 3, figsize=(15, 4.8), sharey=False)
+        host_paced = False
+        for ax, (prefix, title, ylabel) in zip(axes, panels):
             series = sorted({(r["copy"], r["memory"]) for r in rows if r["copy"].startswith(prefix)},
                             key=lambda s: (s[0], KIND_ORDER.index(s[1]) if s[1] in KIND_ORDER else 9))
             for marker, (copy, memory) in zip("osD^v", series):
-                pts = sorted((r["bytes"], r["spin_blocked"]["gbs"]) for r in rows
-                             if (r["copy"], r["memory"]) == (copy, memory))
-                label = memory if prefix != "d2d" else copy.replace("d2d_", "")
+                pts = sorted((r["bytes"], r["spin_blocked"]["gbs"], r["spin_blocked"]["spin_covered_fraction"] < 1)
+                             for r in rows if (r["copy"], r["memory"]) == (copy, memory))
+                label = memory if prefix != "d2d" else copy
                 line, = ax.plot([p[0] for p in pts], [p[1] for p in pts], marker, ms=4, fillstyle="none", label=label)
+                # Where the spin did not outlast the enqueueing, the time is paced by the host: filled.
+                paced = [p for p in pts if p[2]]
+                if paced:
+                    host_paced = True
+                    ax.plot([p[0] for p in paced], [p[1] for p in paced], marker, ms=4, color=line.get_color())
                 f = fits.get((copy, memory))
                 if f and f["bandwidth_gbs"] > 0:
                     xs = [pts[0][0] * (pts[-1][0] / pts[0][0]) ** (i / 100) for i in range(101)]
                     alpha, beta = f["latency_us"] * 1e-6, f["bandwidth_gbs"] * 1e9
                     ax.plot(xs, [x / (alpha + x / beta) / 1e9 if alpha + x / beta > 0 else float("nan") for x in xs],
                             "--", color=line.get_color(), lw=1)
-            ax.set_xscale("log", base=2)
-            ax.set_xlabel("bytes per copy")
+            _size_axis(ax, min(sizes), max(sizes))
+            ax.set_ylabel(ylabel)
+            ax.set_ylim(bottom=0)
             ax.set_title(title)
-            ax.grid(True, which="both", alpha=0.3)
-            ax.legend(fontsize=8)
-        axes[0].set_ylabel("GB/s (spin-blocked; dashed: fit n / (α + n/β))")
-        fig.suptitle(f"{_name(slug, doc)}: copy bandwidth against size")
-        fig.tight_layout()
+            ax.grid(True, which="major", alpha=0.3)
+            ax.legend(fontsize=8, loc="upper left")
+        fig.suptitle(f"{_name(slug, doc)}: copy bandwidth against size, spin-blocked timing; "
+                     "dashed: the fit n / (α + n/β)")
+        if host_paced:
+            fig.text(0.5, 0.01, "Filled markers: the spin kernel did not outlast the enqueueing (\"spin covered\" "
+                     "below 100%), so the time is paced by the host, not by the GPU.", ha="center", fontsize=9)
+        fig.tight_layout(rect=(0, 0.04 if host_paced else 0, 1, 1))
         fig.savefig(out_dir / sweep_name, dpi=110)
         plt.close(fig)
         written.append(sweep_name)
 
-        fig, ax = plt.subplots(figsize=(7, 4.5))
+        fig, ax = plt.subplots(figsize=(7.5, 4.8))
+        plotted = []
         for copy in ("h2d", "d2h"):
             pts = sorted((r["bytes"], r["spin_blocked"]["ms_median"] * 1e3, r["events"]["ms_median"] * 1e3)
                          for r in rows if r["copy"] == copy and r["memory"] == "pinned")
             if not pts:
                 continue
+            plotted += [p[0] for p in pts]
             line, = ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-", ms=4, label=f"{copy} pinned, spin-blocked")
             ax.plot([p[0] for p in pts], [p[2] for p in pts], "s--", ms=4, color=line.get_color(),
                     label=f"{copy} pinned, events around each copy")
-        ax.set_xscale("log", base=2)
+        if plotted:
+            _size_axis(ax, min(plotted), max(plotted))
         ax.set_yscale("log")
-        ax.set_xlabel("bytes per copy")
-        ax.set_ylabel("µs per copy")
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=8)
+        ax.set_ylabel("µs per copy (median)")
+        ax.grid(True, which="major", alpha=0.3)
+        ax.legend(fontsize=8, loc="upper left")
         ax.set_title(f"{_name(slug, doc)}: what the timing method adds to small copies")
         fig.tight_layout()
         fig.savefig(out_dir / timing_name, dpi=110)

@@ -7,34 +7,33 @@ The profiler table comes from its own results file, results/<gpu>/05_reduce_unro
 """
 from __future__ import annotations
 
-import json
 import runpy
 from pathlib import Path
 from types import SimpleNamespace
 
 ladder = SimpleNamespace(**runpy.run_path(str(Path(__file__).resolve().parents[1] / "reduce_ladder" / "ladder_figures.py")))
 
-RESULTS = Path(__file__).resolve().parents[1] / "results"
-PROFILE = "05_reduce_unroll_profile.json"
 TIME_PLOT = "reduce_unroll_time.png"
 BANDWIDTH_PLOT = "reduce_unroll_bandwidth.png"
-CUB = "cub_device_reduce"
+CUB = ladder.LIBRARY
 BLOCKS = ["results", "target", "ncu", "plots"]
 
 
 def target_table(slug: str, doc: dict) -> str:
-    copy = doc.get("config", {}).get("copy_gbs", 0)
-    out = [f"**{doc.get('device', {}).get('name', slug)}**:\n",
-           "| n | fastest rung | time (ms) | CUB (ms) | vs CUB | GB/s | % of copy |", "|---|---|--:|--:|--:|--:|--:|"]
-    for n in ladder.SIZES:
-        rows = ladder.rows_at(doc, n)
-        ours = [r for r in rows if r["kernel"] != CUB]
-        cub = [r for r in rows if r["kernel"] == CUB]
-        if not ours or not cub:
-            continue
-        best = min(ours, key=lambda r: r["time_ms"])
-        out.append(f"| {ladder.size_label(n)} | `{best['kernel']}` | {best['time_ms']:.4f} | {cub[0]['time_ms']:.4f} | "
-                   f"{cub[0]['time_ms'] / best['time_ms']:.3f}x | {best['gbs']:.0f} | {100 * best['gbs'] / copy:.1f} |")
+    """Per size: our fastest rung, our fastest one-launch rung, and CUB, with the verdict of the
+    one-launch rung against CUB (ladder.verdict: a gap inside the run-to-run spread is "level")."""
+    reps = doc.get("config", {}).get("reps", "?")
+    out = [f"**{doc.get('device', {}).get('name', slug)}** (`results/{slug}`), median of {reps} runs; CUB's "
+           f"fastest run in brackets. *ahead*: the rung's median beats CUB's fastest run; *behind*: CUB's "
+           f"median beats the rung's fastest run; *level*: neither.\n",
+           "| n | fastest rung | ms | % of copy | fastest one-launch rung | ms | CUB ms | one launch vs CUB |",
+           "|---|---|--:|--:|---|--:|--:|---|"]
+    for v in ladder.versus_library(doc):
+        fastest, single, cub = v["fastest"], v["single"], v["library"]
+        out.append(f"| {ladder.size_label(v['n'])} | `{fastest['kernel']}` | {fastest['time_ms']:.4f} | "
+                   f"{fastest['pct_copy']:.1f} | `{single['kernel']}` | {single['time_ms']:.4f} | "
+                   f"{cub['time_ms']:.4f} ({cub['min_ms']:.4f}) | {cub['time_ms'] / single['time_ms']:.2f}x, "
+                   f"**{v['single_verdict']}** |")
     return "\n".join(out) + "\n"
 
 
@@ -42,10 +41,11 @@ def fmt(value, digits=1, suffix=""):
     return "n/a" if value is None else f"{value:,.{digits}f}{suffix}"
 
 
-def load_profile(slug: str) -> dict | None:
-    """The profiler results file of one GPU, or None where profile.sh has not run there."""
-    path = RESULTS / slug / PROFILE
-    return json.loads(path.read_text()) if path.exists() else None
+def no_branches(k: dict) -> bool:
+    """Branch efficiency is uniform branch targets / all branch targets. A kernel with any branch target
+    shows a share above 0 or divergent targets above 0; 0 % with 0 divergent means 0 of 0: undefined,
+    which ncu prints as 0."""
+    return k.get("branch_efficiency_pct") == 0 and k.get("divergent_branches") == 0
 
 
 def ncu_table(slug: str, profile: dict | None) -> str:
@@ -54,16 +54,85 @@ def ncu_table(slug: str, profile: dict | None) -> str:
         return f"*{slug}: no profiler table in the committed results (ncu did not run).*\n"
     out = [f"**{profile.get('device', {}).get('name', slug)}**, n = {ladder.size_label(ncu['n'])}, block {ncu['block']}, "
            f"`{ncu['tool']}`:\n",
-           "| kernel | gld eff. % | gst eff. % | sectors/request | branch eff. % | divergent branches | "
-           "shared ld conflicts | shared st conflicts | instructions (M) | occupancy % |",
-           "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|"]
+           "| kernel | gld eff. % | gst eff. % | gst eff. model % | sectors/request | branch eff. % | "
+           "divergent branches | shared ld conflicts | shared st conflicts | instructions (M) | occupancy % |",
+           "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"]
     for k in ncu["kernels"]:
         inst = None if k.get("instructions") is None else k["instructions"] / 1e6
-        out.append(f"| `{k['kernel']}` | {fmt(k.get('gld_efficiency_pct'))} | {fmt(k.get('gst_efficiency_pct'))} | "
-                   f"{fmt(k.get('sectors_per_request'), 2)} | {fmt(k.get('branch_efficiency_pct'))} | "
+        branch = "n/a (0 of 0)" if no_branches(k) else fmt(k.get("branch_efficiency_pct"))
+        out.append(f"| `{k['kernel']}` | {fmt(k.get('gld_efficiency_pct'))} | {fmt(k.get('gst_efficiency_pct'), 2)} | "
+                   f"{store_efficiency_model(k):.2f} | {fmt(k.get('sectors_per_request'), 2)} | {branch} | "
                    f"{fmt(k.get('divergent_branches'), 0)} | {fmt(k.get('shared_ld_conflicts'), 0)} | "
                    f"{fmt(k.get('shared_st_conflicts'), 0)} | {fmt(inst, 2)} | {fmt(k.get('achieved_occupancy_pct'))} |")
     return "\n".join(out) + "\n"
+
+
+def store_efficiency_model(k: dict) -> float:
+    """What the store-efficiency counter should read: useful bytes / (32-byte sectors · 32). Every block
+    stores one 8-byte partial from one thread (8 of a sector's 32 bytes); a single-pass rung's last
+    block also stores the 8-byte result and resets the 4-byte ticket."""
+    grid = ladder.profiled_grid(k)
+    if k["kernel"].startswith("single_pass"):
+        return 100.0 * (grid * 8 + 8 + 4) / ((grid + 2) * 32)
+    return 100.0 * 8 / 32
+
+
+def compute(doc: dict, profile: dict | None) -> dict[str, str]:
+    """The numbers the lesson's prose cites: where one launch stands against CUB, the targets, and what
+    the profile says about CUB's grid, the store and branch counters."""
+    compared = ladder.versus_library(doc)
+    by_verdict = {v: [c["n"] for c in compared if c["single_verdict"] == v] for v in ("ahead", "level", "behind")}
+    ratios = [c["library"]["time_ms"] / c["single"]["time_ms"] for c in compared if c["single_verdict"] == "ahead"]
+    last = compared[-1]
+    fastest, cub = last["fastest"], last["library"]
+    launches = "one launch" if fastest["kernel"].startswith("single_pass") else "two launches"
+    single_2_24 = min(ladder.one_launch(ladder.rows_at(doc, 1 << 24)), key=lambda r: r["time_ms"])
+    out = {
+        "device": doc["device"]["name"],
+        "ahead_sizes": ladder.size_span(by_verdict["ahead"]),
+        "level_sizes": ladder.size_span(by_verdict["level"]),
+        "behind_sizes": ladder.size_span(by_verdict["behind"]),
+        "ahead_range": f"{min(ratios):.2f}× to {max(ratios):.2f}×" if ratios else "nowhere",
+        "largest": ladder.size_label(last["n"]),
+        "fastest_largest": f"`{fastest['kernel']}` ({launches})",
+        "largest_margin": f"{100 * abs(cub['time_ms'] / fastest['time_ms'] - 1):.1f} %",
+        "largest_cub_spread": f"{100 * (cub['max_ms'] - cub['min_ms']) / cub['time_ms']:.1f} %",
+        "single_2_24_us": f"{1000 * single_2_24['time_ms']:.0f} µs",
+        "unroll8_pct_largest": f"{ladder.row(doc, 'unroll8', last['n'])['pct_copy']:.0f} %",
+        "copy_tbs": f"{doc['config']['copy_gbs'] / 1000:.1f} TB/s",
+        "l2_mib": f"{doc['device']['l2_bytes'] / 2**20:.0f} MiB",
+        "sm_count": f"{doc['device']['sm_count']}",
+    }
+    kernels = ((profile or {}).get("ncu") or {}).get("kernels")
+    cub_k = ladder.profiled(profile, CUB)
+    single = ladder.profiled(profile, "single_pass_x4")
+    if not kernels or cub_k is None or single is None:
+        return out
+    cub_grid = ladder.profiled_grid(cub_k)
+    cub_block = int(str(cub_k["block"]).strip("()").split(",")[0])
+    sp_grid = ladder.profiled_grid(single)
+    unroll = {f"{k['sectors_per_request']:.2f}" for k in kernels if k["kernel"].startswith("unroll")}
+    stores = [f"{k['gst_efficiency_pct']:.0f} %" for k in kernels]
+    return out | {
+        "cub_grid": f"{cub_grid:,}",
+        "cub_block": f"{cub_block}",
+        "cub_fit": f"{2048 // cub_block}",  # 2048 resident threads per SM: sm_90's limit
+        "cub_per_sm": f"{cub_grid / doc['device']['sm_count']:.0f}",
+        "cub_sectors": f"{cub_k['sectors_per_request']:.2f}",
+        "unroll_sectors": " or ".join(sorted(unroll)),
+        "gst_most": max(set(stores), key=stores.count),  # what most rungs read
+        "no_branch_kernels": ", ".join(f"`{k['kernel']}`" for k in kernels if no_branches(k)) or "none",
+        "sp_gst_formula": f"({sp_grid}·8 + 8 + 4) / (({sp_grid} + 2)·32)",
+        "sp_gst_model": f"{store_efficiency_model(single):.2f} %",
+        "sp_gst": f"{single['gst_efficiency_pct']:.2f} %",
+    }
+
+
+values = ladder.chapter_values(
+    ["device", "ahead_sizes", "level_sizes", "behind_sizes", "ahead_range", "fastest_largest", "largest",
+     "largest_margin", "largest_cub_spread", "single_2_24_us", "unroll8_pct_largest", "copy_tbs", "l2_mib",
+     "cub_grid", "cub_block", "cub_per_sm", "sm_count", "no_branch_kernels", "sp_gst_formula", "sp_gst_model",
+     "sp_gst", "cub_sectors", "cub_fit", "unroll_sectors", "gst_most"], compute)
 
 
 def tables(results: dict[str, dict]) -> dict[str, str]:
@@ -73,7 +142,7 @@ def tables(results: dict[str, dict]) -> dict[str, str]:
     return {
         "results": ladder.all_tables(results),
         "target": "\n".join(target_table(s, results[s]) for s in slugs),
-        "ncu": "\n".join(ncu_table(s, load_profile(s)) for s in slugs),
+        "ncu": "\n".join(ncu_table(s, ladder.load_profile(s)) for s in slugs),
         "plots": f"\\image html {TIME_PLOT}\n\n\\image html {BANDWIDTH_PLOT}\n",
     }
 
@@ -89,20 +158,28 @@ def plots(results: dict[str, dict], out_dir: Path) -> list[str]:
 
     slug = sorted(results)[0]
     doc = results[slug]
-    fig, ax = plt.subplots(figsize=(9, 5), constrained_layout=True)
+    fig, ax = plt.subplots(figsize=(11, 5.5), constrained_layout=True)
     kernels = list(dict.fromkeys(r["kernel"] for r in doc["rows"]))
-    for kernel in kernels:
+    # Fifteen lines: a colour each (tab20 has 20) and a marker per part of the ladder (the book's tree
+    # rungs, its unroll rungs, past the book), so that no two lines look alike.
+    colours = plt.get_cmap("tab20").colors
+    for i, kernel in enumerate(kernels):
         rows = sorted((r for r in doc["rows"] if r["kernel"] == kernel), key=lambda r: r["n"])
-        style = "k--" if kernel == CUB else "-o"
-        ax.plot([r["n"] for r in rows], [r["gbs"] for r in rows], style, label=kernel, markersize=3)
+        if kernel == CUB:
+            style = dict(color="black", linestyle="--", marker="s")
+        else:
+            style = dict(color=colours[(2 * i) % 20 + (2 * i) // 20], marker="o^Dv"[min(3, i // 4)])
+        ax.plot([r["n"] for r in rows], [r["gbs"] for r in rows], label=kernel, markersize=4, linewidth=1.2, **style)
     copy = doc.get("config", {}).get("copy_gbs")
     if copy:
         ax.axhline(copy, color="grey", linestyle=":", label="copy bandwidth (read + write)")
     ax.set_xscale("log", base=2)
+    ax.set_ylim(bottom=0)
     ax.set_xlabel("n (ints)")
-    ax.set_ylabel("GB/s (bytes read / time)")
+    ax.set_ylabel("GB/s (bytes read / median time)")
     ax.set_title(f"Bandwidth vs size — {doc.get('device', {}).get('name', slug)}")
-    ax.legend(fontsize=7, ncol=2)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))  # outside: the lines stay visible
     fig.savefig(out_dir / BANDWIDTH_PLOT, dpi=110)
     plt.close(fig)
     return names + [BANDWIDTH_PLOT]

@@ -13,7 +13,7 @@ nvidia-smi -L | head -n 1 || true
 # Only CUDA_DEVICE_MAX_CONNECTIONS from the scenarios themselves: the issue_order scenario sets it in
 # its child processes; an inherited value would change the other scenarios.
 unset CUDA_DEVICE_MAX_CONNECTIONS
-timeout 170 "$program" --scenario all --reps 10 --warmup 2 --gantt-width 96 \
+timeout 170 "$program" --variants all --reps 10 --warmup 2 --gantt-width 96 \
   --json "$results_dir/06_streams.json" --trace "$results_dir/06_streams.trace.json"
 
 python3 - "$results_dir/06_streams.json" <<'PY'

@@ -17,32 +17,6 @@
 
 set(COURSE_CMAKE_DIR "${CMAKE_CURRENT_LIST_DIR}")
 
-#   course_add_usage_tests(<prefix> COMMAND <target> [CASES "<args>" ...] [GPU_CASES "<args>" ...])
-#       Each case is one bad command line ("--block 100"). Test <prefix>.rejects.<case> passes when the
-#       program exits 2 with a one-line message on stderr. CASES must be rejected before any GPU call
-#       (label cpu: they run on CI); GPU_CASES need a GPU to be judged (label gpu: skipped without one).
-function(course_add_usage_tests prefix)
-  cmake_parse_arguments(ARG "" "COMMAND" "CASES;GPU_CASES" ${ARGN})
-  foreach(label IN ITEMS cpu gpu)
-    if(label STREQUAL "cpu")
-      set(cases ${ARG_CASES})
-      set(allow_skip OFF)
-    else()
-      set(cases ${ARG_GPU_CASES})
-      set(allow_skip ON)
-    endif()
-    foreach(case IN LISTS cases)
-      string(REGEX REPLACE "[^A-Za-z0-9^]+" "_" name "${case}")
-      string(REGEX REPLACE "^_+|_+$" "" name "${name}")
-      add_test(NAME ${prefix}.rejects.${name}
-        COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:${ARG_COMMAND}> "-DARGS=${case}"
-                -DALLOW_SKIP=${allow_skip} -P ${COURSE_CMAKE_DIR}/ExpectUsageError.cmake)
-      set_tests_properties(${prefix}.rejects.${name} PROPERTIES LABELS ${label} TIMEOUT 120
-        SKIP_REGULAR_EXPRESSION "COURSE-SKIPPED")
-    endforeach()
-  endforeach()
-endfunction()
-
 #   course_add_hostile_tests(<prefix> COMMAND <target> [CASES "<exit>|<phrase>|<args>" ...]
 #                            [GPU_CASES "<exit>|<phrase>|<args>" ...])
 #       A table of hostile command lines. Test <prefix>.hostile.<n> passes when the program ends with

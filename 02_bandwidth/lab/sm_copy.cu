@@ -13,9 +13,10 @@
 //           then store them all. The last tile can be partial: copy nothing past vector_count.
 //   TODO 2: the tail_bytes bytes after the body (block 0 is enough: there are fewer than 16).
 // Then measure: copy_threads = 128 ... 1024 and vectors_per_thread = 1, 2, 4 (the README's lab).
-// Check: the copy tests try sizes 1 ... 3 MiB + 13 at every pair of offsets 0, 1, 3, 8, 15 and check
-// that nothing outside the destination is written; the D2D duel in the program (bandwidth) shows your
-// kernel against cudaMemcpy and the naive grid-stride rung.
+// Check: the copy tests try 21 sizes from 1 byte to 3 MiB + 13 at every pair of source and destination
+// offsets 0, 1, 3, 8, 15, and 64 MiB + 5 at offsets 0 and 3, and check that nothing outside the
+// destination is written; the D2D duel in the program (bandwidth) shows your kernel against cudaMemcpy
+// and the naive grid-stride rung.
 #include "sm_copy.cuh"
 
 #include <algorithm>

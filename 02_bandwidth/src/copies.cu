@@ -274,8 +274,8 @@ CopyTiming time_spin_blocked(std::span<const CopyLane> lanes, int copies, course
   set_device(lanes[0].device);
   course::Event start, stop;
   auto joins = make_join_events(lanes);
-  // Long enough to cover enqueueing every copy (a few µs each for pinned memory) with a wide margin.
-  // It costs wall time only: the spin ends before the interval starts.
+  // Meant to outlast enqueueing every copy with a wide margin; whether it did is measured in every trial
+  // (spin_covered), not assumed. It costs wall time only: the spin ends before the interval starts.
   const std::uint64_t spin_ns = 100'000 + 25'000ull * static_cast<std::uint64_t>(copies) * lanes.size();
   int covered = 0;
   const auto trial = [&] {
@@ -414,6 +414,50 @@ CopyMeasurement CopyBench::measure_bidirectional(std::size_t bytes, course::Timi
   m.spin_blocked = time_spin_blocked(lanes, copies_per_trial(bytes), opts);
   check_both("bidirectional, spin-blocked");
   return m;
+}
+
+CallReturn CopyBench::measure_call_return(CopyKind copy, CopyCall call, std::size_t bytes, course::TimingOptions opts) {
+  if (!involves_host(copy)) throw std::invalid_argument("CopyBench::measure_call_return: h2d or d2h only");
+  if (bytes == 0 || bytes > max_bytes_) throw std::invalid_argument("CopyBench::measure_call_return: bad size");
+  if (!host_source_) throw std::logic_error("CopyBench::measure_call_return: no host memory chosen");
+  set_device(device_);
+  // cudaMemcpy goes to the default stream, so that is the stream whose synchronize says it is complete.
+  const cudaStream_t stream = call == CopyCall::memcpy ? cudaStream_t{nullptr} : stream_.get();
+  const bool h2d = copy == CopyKind::h2d;
+  void* dst = h2d ? static_cast<void*>(device_destination_.data()) : static_cast<void*>(host_destination_->data());
+  const void* src = h2d ? static_cast<const void*>(host_source_->data()) : static_cast<const void*>(device_reference_.data());
+  const cudaMemcpyKind direction = h2d ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
+  using clock = std::chrono::steady_clock;
+  const auto ms = [](clock::time_point from, clock::time_point to) {
+    return std::chrono::duration<double, std::milli>(to - from).count();
+  };
+  std::vector<double> returned, complete, after_return, wait_floor;
+  poison_destination(copy, bytes);
+  CUDA_CHECK(cudaDeviceSynchronize());  // nothing queued anywhere: the first trial starts like the others
+  for (int i = 0; i < opts.warmup + opts.reps; ++i) {
+    // What the synchronize costs when there is nothing to wait for.
+    const auto idle_begin = clock::now();
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    const auto idle_end = clock::now();
+    // [call_return_trial]
+    const auto begin = clock::now();
+    if (call == CopyCall::memcpy)
+      CUDA_CHECK(cudaMemcpy(dst, src, bytes, direction));
+    else
+      CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, direction, stream));
+    const auto returned_at = clock::now();
+    CUDA_CHECK(cudaStreamSynchronize(stream));  // returns once the copy is complete
+    const auto complete_at = clock::now();
+    // [call_return_trial]
+    if (i < opts.warmup) continue;
+    returned.push_back(ms(begin, returned_at));
+    complete.push_back(ms(begin, complete_at));
+    after_return.push_back(ms(returned_at, complete_at));
+    wait_floor.push_back(ms(idle_begin, idle_end));
+  }
+  check_destination(copy, bytes, (copy_call_name(call) + ", call return").c_str());
+  return {course::summarize(returned), course::summarize(complete), course::summarize(after_return),
+          course::summarize(wait_floor)};
 }
 
 std::vector<DuelEntry> CopyBench::d2d_duel(std::size_t bytes, course::TimingOptions opts,

@@ -104,6 +104,12 @@ class CopyBench {
   CopyMeasurement measure(CopyKind kind, std::size_t bytes, course::TimingOptions opts);
   /// H2D and D2H at once on two streams (current host kind); times are per pair of copies.
   CopyMeasurement measure_bidirectional(std::size_t bytes, course::TimingOptions opts);
+  /// When `call` returns for `copy` (h2d or d2h, else std::invalid_argument) of `bytes` from the current
+  /// host kind, against when the copy is complete: host clock from just before the call, then a
+  /// synchronize on the copy's stream (the default stream for cudaMemcpy, ours for cudaMemcpyAsync); and
+  /// that synchronize alone on the idle stream, the floor. Every trial starts with the GPU idle. Checked
+  /// byte for byte afterwards.
+  CallReturn measure_call_return(CopyKind copy, CopyCall call, std::size_t bytes, course::TimingOptions opts);
   /// Device→device at `bytes`: cudaMemcpy (always entry 0, the baseline), then each of `copies` (device
   /// copies other than d2d_memcpy, else std::invalid_argument), then each of `variants`, interleaved trial
   /// by trial so that clock or thermal drift hits all alike; events around single copies (the copies are

@@ -25,6 +25,20 @@ Series measure_series(CopyBench& bench, CopyKind copy, const std::string& memory
   return s;
 }
 
+// When each copy call returns from the current host kind, against when its copy is complete: both
+// directions, both calls, at every size of plan.call_return_sizes.
+void measure_call_returns(CopyBench& bench, const std::string& memory, const Plan& plan, course::Progress& progress,
+                          std::vector<CallReturnPoint>& out) {
+  course::NvtxRange range(("call return " + memory).c_str());
+  for (const CopyKind copy : {CopyKind::h2d, CopyKind::d2h})
+    for (const CopyCall call : {CopyCall::memcpy, CopyCall::memcpy_async})
+      for (const std::size_t n : plan.call_return_sizes) {
+        progress.step(copy_call_name(call) + " " + copy_kind_name(copy) + " " + memory + " " + size_label(n));
+        out.push_back({copy_kind_name(copy), memory, copy_call_name(call), n,
+                       bench.measure_call_return(copy, call, n, plan.timing)});
+      }
+}
+
 }  // namespace
 
 void check_device_memory(const Plan& plan, int device, int peer_devices) {
@@ -46,7 +60,8 @@ SweepResults measure_sweep(CopyBench& bench, const Plan& plan) {
   std::vector<CopyKind> device_copies;
   for (const DeviceCopyVariant& v : plan.selection.pick(device_copy_variants()))
     if (v.swept) device_copies.push_back(v.kind);
-  course::Progress progress("sweep", (host_kinds.size() * 2 + device_copies.size()) * plan.sizes.size());
+  course::Progress progress("sweep", (host_kinds.size() * 2 + device_copies.size()) * plan.sizes.size() +
+                                         host_kinds.size() * 4 * plan.call_return_sizes.size());
   SweepResults out;
   for (const HostMemoryVariant& kind : host_kinds) {
     bench.use_host_memory(kind.kind);
@@ -54,6 +69,7 @@ SweepResults measure_sweep(CopyBench& bench, const Plan& plan) {
       out.series.push_back(measure_series(bench, copy, kind.name, plan, progress));
     // H2D and D2H at the same time, on two streams: both copy engines at work.
     out.both_ways.push_back({kind.name, bench.measure_bidirectional(plan.sweep.source_bytes, plan.timing)});
+    measure_call_returns(bench, kind.name, plan, progress, out.call_returns);
   }
   for (const CopyKind copy : device_copies) out.series.push_back(measure_series(bench, copy, "device", plan, progress));
   return out;

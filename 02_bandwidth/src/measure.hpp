@@ -17,7 +17,8 @@ namespace bandwidth {
 void check_device_memory(const Plan& plan, int device, int peer_devices);
 
 /// For each chosen host memory kind: H2D and D2H at every size of the sweep, then both at once at the
-/// book's size; then each chosen device copy that is swept. Every copy is checked byte for byte.
+/// book's size, then when each copy call (cudaMemcpy, cudaMemcpyAsync) returns at plan.call_return_sizes;
+/// then each chosen device copy that is swept. Every copy is checked byte for byte.
 SweepResults measure_sweep(CopyBench& bench, const Plan& plan);
 
 /// cudaMemcpy, the chosen SM copies of the lesson and the chosen tuned copies beyond it, at the

@@ -24,6 +24,25 @@ struct CopyMeasurement {
   CopyTiming spin_blocked;   ///< copies queued behind a spin kernel
 };
 
+/// When one copy call returned, against when its copy was complete, on a host clock started just before
+/// the call, per trial, in milliseconds. Every trial starts with nothing queued on the GPU.
+struct CallReturn {
+  course::Stats returned_ms;      ///< until the call returned
+  course::Stats complete_ms;      ///< until a synchronize on the copy's stream, begun at return, returned
+  course::Stats after_return_ms;  ///< complete − returned, trial by trial: how long the host still waited
+  course::Stats wait_floor_ms;    ///< the same synchronize with nothing queued: after_return of a copy that
+                                  ///< was already complete when its call returned
+};
+
+/// One point of the "copy_return" scenario: a host copy by one call from one host memory kind, at one size.
+struct CallReturnPoint {
+  std::string copy;    ///< "h2d" or "d2h"
+  std::string memory;  ///< the host memory kind
+  std::string call;    ///< copy_call_name: "cudaMemcpy" or "cudaMemcpyAsync"
+  std::size_t bytes = 0;
+  CallReturn timing;   ///< checked byte for byte afterwards
+};
+
 /// One contestant of the device→device duel.
 struct DuelEntry {
   std::string copy;  ///< "d2d_memcpy", "d2d_sm_kernel", "d2d_grid_stride" or a tuned variant's name
@@ -52,10 +71,12 @@ struct BothWays {
   CopyMeasurement measurement;  ///< times per pair of copies
 };
 
-/// The single-GPU sweep: every chosen series, and both directions at once for every chosen host kind.
+/// The single-GPU sweep: every chosen series; for every chosen host kind, both directions at once and
+/// when each copy call returns.
 struct SweepResults {
   std::vector<Series> series;
   std::vector<BothWays> both_ways;
+  std::vector<CallReturnPoint> call_returns;
 };
 
 /// The device→device duel: cudaMemcpy (entry 0), the lesson's SM copies, then those beyond the lesson.

@@ -72,6 +72,13 @@ std::vector<std::size_t> sweep_sizes(std::size_t min_bytes, std::size_t max_byte
   return sizes;
 }
 
+std::vector<std::size_t> call_return_sizes(const SweepConfig& config) {
+  std::vector<std::size_t> sizes{std::min(call_return_small_bytes, config.largest()), config.source_bytes};
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  return sizes;
+}
+
 int copies_per_trial(std::size_t bytes) {
   constexpr std::size_t target_bytes = std::size_t{16} << 20;
   if (bytes == 0) return 64;

@@ -44,7 +44,7 @@ struct LatencyBandwidthFit {
 
 /// Fits T(n) = α + n/β by weighted least squares with relative errors: minimises Σ ((T_i − α − n_i/β)/T_i)².
 /// Why weighted: the sweep spans six decades of time; unweighted, the largest transfers dominate and a
-/// residual of 0.1 % at 1 GiB (tens of µs) swamps α (a few µs). Timing noise is roughly a constant
+/// residual of 0.1 % of a long copy can last longer than α itself. Timing noise is roughly a constant
 /// fraction of T, so weights 1/T² give every size an equal say. The weights use the fitted T (iterated
 /// a few times) rather than the measured one, so a point that happened to come out fast does not get
 /// extra weight. Throws std::invalid_argument with fewer than 2 points, mismatched spans, non-positive
@@ -75,6 +75,15 @@ struct SweepConfig {
   /// The largest transfer of the run.
   std::size_t largest() const { return max_bytes > source_bytes ? max_bytes : source_bytes; }
 };
+
+/// The small size of the "copy_return" scenario (see call_return_sizes).
+inline constexpr std::size_t call_return_small_bytes = 4096;
+
+/// The sizes at which the "copy_return" scenario asks when a copy call returns: a small copy, where the
+/// fixed costs outweigh moving the bytes (4 KiB, the size the lesson's question is about, or the largest
+/// transfer if that is smaller), and the book's size, where moving the bytes outweighs them. Sorted,
+/// without repeats, none above config.largest().
+std::vector<std::size_t> call_return_sizes(const SweepConfig& config);
 
 /// Throws course::UsageError if a size is 0, min > max or step < 2. Needs no GPU.
 void validate_sweep(const SweepConfig& config);

@@ -73,6 +73,7 @@ Plan make_plan(const Options& o, const std::vector<std::string>& beyond_names) {
   plan.sweep.source_bytes = course::parse_count(o.source_size);
   validate_sweep(plan.sweep);
   plan.sizes = sweep_sizes(plan.sweep.min_bytes, plan.sweep.max_bytes, plan.sweep.step, plan.sweep.source_bytes);
+  plan.call_return_sizes = call_return_sizes(plan.sweep);
   plan.selection = Selection(o.variants, beyond_names);
   if (o.p2p != "auto" && o.p2p != "off") throw course::UsageError("--p2p " + o.p2p + ": use auto or off");
   plan.p2p = o.p2p == "auto";
@@ -95,6 +96,7 @@ nlohmann::json config_json(const Plan& plan, bool run_p2p) {
           {"step", plan.sweep.step},
           {"source_bytes", plan.sweep.source_bytes},
           {"sizes", plan.sizes},
+          {"call_return_sizes", plan.call_return_sizes},
           {"reps", plan.timing.reps},
           {"warmup", plan.timing.warmup},
           {"seed", plan.seed},

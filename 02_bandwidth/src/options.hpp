@@ -37,6 +37,7 @@ void add_options(CLI::App& app, Options& options, const std::vector<std::string>
 struct Plan {
   SweepConfig sweep;                ///< the sweep's sizes, checked
   std::vector<std::size_t> sizes;   ///< sweep_sizes of `sweep`, the book's size included
+  std::vector<std::size_t> call_return_sizes;  ///< where the "copy_return" scenario runs (call_return_sizes)
   Selection selection;              ///< the row families --variants chose
   bool p2p = true;                  ///< --p2p auto: the peer matrix when 2 or more GPUs are present
   std::size_t p2p_bytes = 0;

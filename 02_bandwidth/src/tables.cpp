@@ -162,6 +162,24 @@ void record_both_ways(course::RunReport& report, std::span<const BothWays> both_
   report.results().extra()["bidirectional"] = std::move(extra);
 }
 
+// When each host copy call returned, against when its copy was complete (scenario "copy_return"). A copy
+// whose call waited for it shows "after return" at the wait floor; one still running shows more.
+void record_call_returns(course::RunReport& report, std::span<const CallReturnPoint> points) {
+  if (points.empty()) return;
+  auto& table = report.table("When the copy call returns: host clock from the call, each trial on an idle GPU");
+  for (const CallReturnPoint& p : points) {
+    const CallReturn& t = p.timing;
+    Row& row = table.add_row().text("copy", p.copy).text("memory", p.memory).text("call", p.call);
+    size_cell(row, "bytes", p.bytes)
+        .fixed({"us to return", "return_us"}, t.returned_ms.median * 1e3, 2)
+        .fixed({"us to complete", "complete_us"}, t.complete_ms.median * 1e3, 2)
+        .fixed({"us after return", "after_return_us"}, t.after_return_ms.median * 1e3, 2)
+        .fixed({"us wait floor", "wait_floor_us"}, t.wait_floor_ms.median * 1e3, 2);
+    percent_cell(row, {"CV% complete", "complete_cv"}, t.complete_ms.cv, 1);
+    row.json("scenario", "copy_return").json("samples", t.complete_ms.count).json("verified", true);
+  }
+}
+
 // The lesson's part of the duel: cudaMemcpy and the lesson's SM copies (scenario "d2d_duel").
 void record_duel(course::RunReport& report, const Duel& duel, const Peaks& peaks) {
   if (duel.entries.empty()) return;
@@ -313,6 +331,7 @@ std::vector<std::string> record_run(course::RunReport& report, const Measurement
   record_constants(report.results(), measured.peaks, info);
   record_sweep(report, sweep.series);
   record_both_ways(report, sweep.both_ways, sweep.series);
+  record_call_returns(report, sweep.call_returns);
   record_duel(report, measured.duel, measured.peaks);
   notes.push_back(record_fastest_sm_copy(report.results(), measured.duel));
   record_fits(report, sweep.series, measured.peaks);

@@ -51,6 +51,14 @@ std::string copy_kind_name(CopyKind kind) {
   return "?";
 }
 
+std::string copy_call_name(CopyCall call) {
+  switch (call) {
+    case CopyCall::memcpy: return "cudaMemcpy";
+    case CopyCall::memcpy_async: return "cudaMemcpyAsync";
+  }
+  return "?";
+}
+
 std::span<const DeviceCopyVariant> device_copy_variants() { return device_copy_table; }
 
 Selection::Selection(std::vector<std::string> names, const std::vector<std::string>& beyond_names) {

@@ -45,6 +45,15 @@ std::string copy_kind_name(CopyKind kind);
 /// Whether the host memory kind matters for this copy.
 constexpr bool involves_host(CopyKind kind) { return kind == CopyKind::h2d || kind == CopyKind::d2h; }
 
+/// The two calls a program copies between host and device with. Which one, and from which host memory,
+/// decides whether the call returns before its copy is done (the "copy_return" scenario measures it).
+enum class CopyCall {
+  memcpy,        ///< cudaMemcpy, on the default stream
+  memcpy_async,  ///< cudaMemcpyAsync, on a stream of ours
+};
+/// "cudaMemcpy", "cudaMemcpyAsync": the call's own name.
+std::string copy_call_name(CopyCall call);
+
 /// A device-to-device copy of the lesson: cudaMemcpy (the baseline) and the SM copies it is compared with.
 struct DeviceCopyVariant {
   const char* name;     ///< copy_kind_name(kind)

@@ -1,8 +1,11 @@
 """figures_read_results.py RESULTS_JSON: the lesson's tables render from a results file the program's
 tables code wrote (tests/test_tables.cpp writes one from made-up measurements), as they do from the
-committed ones. Exit 1, naming the block, when one does not."""
+committed ones (and the blocks the committed ones do not hold yet, such as "copy_return"), that the
+committed results give every inline value of the lesson, and that each value sits in the README where
+Doxygen and Markdown show it as written. Exit 1, naming the block, value or line, when not."""
 import importlib.util
 import json
+import re
 import pathlib
 import sys
 
@@ -18,6 +21,7 @@ expected = {  # block -> text it must show
     "book_size": "write-combined",
     "fits": "`d2d_sm_kernel`",
     "timing_methods": "`d2d_memcpy`",
+    "copy_return": "| `cudaMemcpyAsync` | 32 MiB |",
     "d2d_duel": "Fastest SM copy",
     "p2p": "| 1 → 0 | enabled |",
     "plots": "ch02_bandwidth_sweep_made_up.png",
@@ -25,4 +29,22 @@ expected = {  # block -> text it must show
 failed = [name for name, text in expected.items() if text not in blocks.get(name, "")]
 for name in failed:
     print(f"block {name}: expected '{expected[name]}' in:\n{blocks.get(name)}", file=sys.stderr)
-sys.exit(1 if failed else 0)
+# The inline values read the program's results file without failing (made-up measurements lack the
+# device's details and the real tuned copies, so some of them say they were not measured) ...
+figures.values({"made_up": doc})
+# ... and every value the lesson shows is one the committed results give, never the placeholder.
+committed = {path.parent.name: json.loads(path.read_text())
+             for path in sorted((chapter.parent / "results").glob("*/02_bandwidth.json"))}
+given = figures.values(committed)
+shown = re.findall(r"<!-- value:([\w.-]+) -->", (chapter / "README.md").read_text())
+unmeasured = [name for name in shown if given.get(name, figures.MISSING) == figures.MISSING]
+for name in unmeasured:
+    print(f"value {name}: the committed results do not give it", file=sys.stderr)
+# Doxygen drops the whitespace after an HTML comment ("4.0×<!-- /value --> faster" shows "4.0×faster"),
+# and Markdown reads a line that starts with "<!--" as an HTML block, ending the paragraph: so a value
+# ends its line when a word follows, and never starts one.
+badly_placed = [line for line in (chapter / "README.md").read_text().splitlines()
+                if re.search(r"<!-- /value --> ", line) or re.match(r"\s*<!-- value:", line)]
+for line in badly_placed:
+    print(f"README line with a value followed by a space, or starting with one: {line.strip()}", file=sys.stderr)
+sys.exit(1 if failed or unmeasured or badly_placed else 0)

@@ -1,5 +1,5 @@
 // Chapter 02's copies: host buffers of every kind, the SM copy kernels at awkward sizes and offsets,
-// the data check itself, and the lesson's two timing claims. CPU cases first; the rest in suite "gpu".
+// the data check itself, and the lesson's timing claims. CPU cases first; the rest in suite "gpu".
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -207,8 +207,17 @@ TEST_SUITE("gpu") {
           CHECK(m.spin_blocked.copies_per_trial == copies_per_trial(n));
         }
         CHECK_NOTHROW(bench.measure_bidirectional(n, {1, 3}));
+        for (const CopyKind copy : {CopyKind::h2d, CopyKind::d2h})
+          for (const CopyCall call : {CopyCall::memcpy, CopyCall::memcpy_async}) {
+            CAPTURE(copy_kind_name(copy));
+            CAPTURE(copy_call_name(call));
+            const CallReturn r = bench.measure_call_return(copy, call, n, {1, 3});  // throws on a wrong byte
+            CHECK(r.complete_ms.median >= r.returned_ms.median);
+            CHECK(r.wait_floor_ms.count == 3);
+          }
       }
     }
+    CHECK_THROWS_AS(bench.measure_call_return(CopyKind::d2d_memcpy, CopyCall::memcpy, 64, {1, 1}), std::invalid_argument);
     const std::size_t n = (std::size_t{1} << 20) + 7;
     const auto duel = bench.d2d_duel(n, {1, 3}, lesson_sm_copies, tuned_sm_copy_variants());  // throws on a wrong byte
     REQUIRE(duel.size() == 3 + tuned_sm_copy_variants().size());
@@ -242,6 +251,33 @@ TEST_SUITE("gpu") {
     CHECK(gbs[1][1] > 1.1 * gbs[0][1]);
   }
 
+  TEST_CASE("cudaMemcpy returns with its copy complete, cudaMemcpyAsync of pinned memory long before; into pageable "
+            "memory both wait") {
+    course::require_device(0);
+    const std::size_t n = std::size_t{32} << 20;  // hundreds of µs over PCIe: the call's own cost is noise
+    CopyBench bench(n, 6);
+    bench.use_host_memory(HostMemoryKind::pinned);
+    for (const CopyKind copy : {CopyKind::h2d, CopyKind::d2h}) {
+      CAPTURE(copy_kind_name(copy));
+      const CallReturn blocking = bench.measure_call_return(copy, CopyCall::memcpy, n, {2, 9});
+      const CallReturn async = bench.measure_call_return(copy, CopyCall::memcpy_async, n, {2, 9});
+      MESSAGE("32 MiB " << copy_kind_name(copy) << " pinned, us to return / to complete: cudaMemcpy "
+                        << blocking.returned_ms.median * 1e3 << " / " << blocking.complete_ms.median * 1e3
+                        << ", cudaMemcpyAsync " << async.returned_ms.median * 1e3 << " / "
+                        << async.complete_ms.median * 1e3);
+      CHECK(blocking.returned_ms.median > 0.9 * blocking.complete_ms.median);
+      CHECK(async.returned_ms.median < 0.1 * async.complete_ms.median);
+    }
+    // Into pageable memory neither call can return early: the CPU copies the data out of the driver's
+    // staging buffer after the DMA, inside the call.
+    bench.use_host_memory(HostMemoryKind::pageable);
+    for (const CopyCall call : {CopyCall::memcpy, CopyCall::memcpy_async}) {
+      CAPTURE(copy_call_name(call));
+      const CallReturn r = bench.measure_call_return(CopyKind::d2h, call, n, {2, 9});
+      CHECK(r.returned_ms.median > 0.9 * r.complete_ms.median);
+    }
+  }
+
   TEST_CASE("behind a spin kernel, small pinned copies take less time each than with events around each one") {
     course::require_device(0);
     CopyBench bench(4096, 2);
@@ -265,9 +301,8 @@ TEST_SUITE("gpu") {
       if (duel[v].ms.median < duel[best].ms.median) best = v;
     }
     MESSAGE("fastest SM copy: " << duel[best].copy);
-    // Sanity bounds only, the lab's "within 10 %" (the lesson's kernel ran at 1.006x and 1.009x of
-    // cudaMemcpy at 1 GiB on an H100 and an H200);
-    // the 1.00x target at 1 GiB lives in bench.sh and the committed results, not in a timed unit test.
+    // Sanity bounds only, the lab's "within 10 %": how close the kernels come at 1 GiB is measured by
+    // bench.sh and shown from the committed results, not asserted by a timed unit test.
     CHECK(duel[1].ms.median < 1.10 * duel[0].ms.median);     // the lesson's (or the lab's) kernel
     CHECK(duel[best].ms.median < 1.10 * duel[0].ms.median);  // the fastest SM copy
   }

@@ -128,6 +128,22 @@ TEST_CASE("the sweep runs 1 KiB to 1 GiB in x4 steps and includes the book's 32 
   CHECK_THROWS_AS(sweep_sizes(0, 10, 2), std::invalid_argument);
 }
 
+TEST_CASE("when a copy call returns is asked at 4 KiB and at the book's size, never past the largest transfer") {
+  const SweepConfig book;  // 1 KiB .. 1 GiB, the book's 32 MiB
+  CHECK(call_return_sizes(book) == std::vector<std::size_t>{4096, K80Reference::bytes});
+  SweepConfig small = book;
+  small.min_bytes = 1024;
+  small.max_bytes = 2048;
+  small.source_bytes = 1000;
+  CHECK(call_return_sizes(small) == std::vector<std::size_t>{1000, 2048});  // 4 KiB would not fit: the largest
+  small.source_bytes = 4096;
+  CHECK(call_return_sizes(small) == std::vector<std::size_t>{4096});  // the book's size is 4 KiB: one size
+  small.source_bytes = 3;
+  small.max_bytes = 3;
+  small.min_bytes = 3;
+  CHECK(call_return_sizes(small) == std::vector<std::size_t>{3});
+}
+
 TEST_CASE("sizes of zero, min above max and a step below 2 are usage errors") {
   SweepConfig ok;
   CHECK_NOTHROW(validate_sweep(ok));

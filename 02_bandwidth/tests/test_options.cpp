@@ -90,6 +90,7 @@ TEST_CASE("the plan: sizes parsed and swept, the book's size included, names res
   const Plan plan = plan_of({"--min-size", "1KiB", "--max-size", "64KiB", "--step", "8", "--size", "3000",
                              "--variants", "wc,d2d_memcpy", "--p2p", "off", "--p2p-size", "2^20", "--seed", "7"});
   CHECK(plan.sizes == std::vector<std::size_t>{1024, 3000, 8192, 65536});
+  CHECK(plan.call_return_sizes == std::vector<std::size_t>{3000, 4096});
   CHECK(plan.sweep.largest() == 65536);
   CHECK(plan.selection.names() == std::vector<std::string>{"write-combined", "d2d_memcpy"});
   CHECK(!plan.p2p);
@@ -98,6 +99,7 @@ TEST_CASE("the plan: sizes parsed and swept, the book's size included, names res
   const auto config = config_json(plan, false);
   CHECK(config["kinds"] == "write-combined");
   CHECK(config["sizes"].size() == 4);
+  CHECK(config["call_return_sizes"] == nlohmann::json{3000, 4096});
   CHECK(config_json(plan_of({}), true)["kinds"] == "all");
   CHECK(config_json(plan_of({}), true)["p2p"] == true);
   CHECK(plan_of({"--seed", "18446744073709551615"}).seed == UINT64_MAX);

@@ -42,6 +42,13 @@ Series series(const std::string& copy, const std::string& memory, const std::vec
   return s;
 }
 
+// A call that returns after `returned_us`, whose copy is complete `after_us` later; waiting with nothing
+// queued costs 1 µs.
+CallReturn call_return(double returned_us, double after_us) {
+  return {stats(returned_us * 1e-3, 0.05), stats((returned_us + after_us) * 1e-3, 0.04), stats(after_us * 1e-3, 0.1),
+          stats(1e-3, 0.1)};
+}
+
 // A run like the committed ones: four host kinds, two swept device copies, a duel of the lesson's three
 // copies and two beyond it, and (with `devices` = 2) a peer matrix with access off and enabled.
 Measurements made_up_run(int devices) {
@@ -54,6 +61,15 @@ Measurements made_up_run(int devices) {
     m.sweep.series.push_back(series("h2d", memory, sizes, 54.0));
     m.sweep.series.push_back(series("d2h", memory, sizes, 54.0));
     m.sweep.both_ways.push_back({memory, point(source, 5.0, 100.0)});
+    // cudaMemcpy waits for its copy (after return: the 1 µs floor); cudaMemcpyAsync returns at once.
+    for (const char* copy : {"h2d", "d2h"})
+      for (const char* call : {"cudaMemcpy", "cudaMemcpyAsync"})
+        for (const std::size_t n : {std::size_t{4096}, source}) {
+          const double copy_us = 2.5 + static_cast<double>(n) / 54e3;
+          const bool waits = std::string(call) == "cudaMemcpy";
+          m.sweep.call_returns.push_back(
+              {copy, memory, call, n, waits ? call_return(3 + copy_us, 1) : call_return(2, copy_us)});
+        }
   }
   m.sweep.series.push_back(series("d2d_memcpy", "device", sizes, 1500.0));
   m.sweep.series.push_back(series("d2d_sm_kernel", "device", sizes, 1510.0));
@@ -189,11 +205,49 @@ TEST_CASE("a row is recorded once: the table shows what the JSON holds, and extr
   CHECK(r.notes == std::vector<std::string>{"fastest SM copy: sm_tuned_b at 1.06x cudaMemcpy"});
 }
 
+TEST_CASE("when the copy call returns: a row per memory, copy, call and size, in µs as measured") {
+  const Recorded r = record(made_up_run(1));
+  std::vector<nlohmann::json> rows;
+  for (const auto& row : r.results.at("rows"))
+    if (row.at("scenario") == "copy_return") rows.push_back(row);
+  REQUIRE(rows.size() == 4 * 2 * 2 * 2);  // host kinds x directions x calls x sizes
+  CHECK(rows.front().at("memory") == "pageable");
+  CHECK(rows.back().at("memory") == "registered");
+  const auto find = [&](const char* memory, const char* copy, const char* call, std::size_t bytes) {
+    for (const auto& row : rows)
+      if (row.at("memory") == memory && row.at("copy") == copy && row.at("call") == call && row.at("bytes") == bytes)
+        return row;
+    FAIL("no copy_return row for " << memory << " " << copy << " " << call << " " << bytes);
+    return nlohmann::json();
+  };
+  const double copy_us = 2.5 + K80Reference::bytes / 54e3;
+  const auto async = find("pinned", "h2d", "cudaMemcpyAsync", K80Reference::bytes);
+  CHECK(async.at("return_us").get<double>() == doctest::Approx(2));
+  CHECK(async.at("complete_us").get<double>() == doctest::Approx(2 + copy_us));
+  CHECK(async.at("after_return_us").get<double>() == doctest::Approx(copy_us));
+  CHECK(async.at("wait_floor_us").get<double>() == doctest::Approx(1));
+  CHECK(async.at("complete_cv").get<double>() == doctest::Approx(0.04));
+  CHECK(async.at("samples") == 20);
+  CHECK(async.at("verified") == true);
+  const auto blocking = find("pageable", "d2h", "cudaMemcpy", 4096);
+  CHECK(blocking.at("return_us").get<double>() == doctest::Approx(3 + 2.5 + 4096 / 54e3));
+  CHECK(blocking.at("after_return_us").get<double>() == doctest::Approx(1));
+  // The terminal shows the same µs, under the table's own title.
+  const auto title = r.printed.find("When the copy call returns");
+  REQUIRE(title != std::string::npos);
+  CHECK(r.printed.find(course::format_fixed(2 + copy_us, 2), title) != std::string::npos);
+  // No host kind chosen, no table.
+  Measurements device_only = made_up_run(1);
+  device_only.sweep.call_returns.clear();
+  CHECK(record(device_only).printed.find("When the copy call returns") == std::string::npos);
+}
+
 TEST_CASE("beyond the lesson comes last, under its own title, after every table of the lesson") {
   const std::string printed = record(made_up_run(2)).printed;
   const auto beyond = printed.find("Beyond the lesson");
   REQUIRE(beyond != std::string::npos);
-  for (const char* lesson_title : {"Sweep:", "H2D and D2H at once", "Device to device at 1 GiB", "Fit T(n)",
+  for (const char* lesson_title : {"Sweep:", "H2D and D2H at once", "When the copy call returns",
+                                   "Device to device at 1 GiB", "Fit T(n)",
                                    "At the book's size", "Peer to peer"}) {
     CAPTURE(lesson_title);
     const auto at = printed.find(lesson_title);

@@ -1,5 +1,6 @@
 // Chapter 04's claims, as tests: the interleaved tree sums every size exactly; its shared-memory
-// accesses of one warp fall in distinct banks, where neighbored_less's do not.
+// accesses of one warp fall in distinct banks, where neighbored_less's do not (for 8-byte sums and for
+// 4-byte floats); in the book's in-place version its global loads are the fewest sectors.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -15,43 +16,83 @@
 using namespace reduce;
 
 namespace {
-// Shared-memory wavefronts one warp needs to read its 32 slots s[first + lane·spacing] of 8-byte
-// words: 32 banks of 4 bytes; a wavefront serves at most one distinct 4-byte word per bank.
-unsigned wavefronts(unsigned first, unsigned spacing) {
+// Shared-memory wavefronts one warp needs to read the elements s[slot] for the given slots: 32 banks of
+// 4-byte words; a wavefront serves at most one distinct word per bank, so the busiest bank sets the
+// count. An element of `element_bytes` (8: our int sums; 4: our float rungs, or ints summed in 32
+// bits) spans element_bytes / 4 words. 32 lanes need at least 32 · element_bytes / 128 wavefronts.
+unsigned wavefronts_of(const std::vector<int>& slots, unsigned element_bytes) {
   std::vector<std::set<unsigned>> words(32);
-  for (unsigned lane = 0; lane < 32; ++lane) {
-    const unsigned byte = (first + lane * spacing) * 8;
-    for (unsigned half = 0; half < 2; ++half) words[(byte / 4 + half) % 32].insert(byte / 4 + half);
+  for (const int slot : slots) {
+    const unsigned first = static_cast<unsigned>(slot) * element_bytes / 4;
+    for (unsigned w = first; w < first + element_bytes / 4; ++w) words[w % 32].insert(w);
   }
   std::size_t worst = 0;
   for (const auto& w : words) worst = std::max(worst, w.size());
   return static_cast<unsigned>(worst);
 }
-}  // namespace
 
-TEST_CASE("interleaved reads of a warp are consecutive: two wavefronts for 8-byte sums, the minimum") {
-  // Warp 0 at any step with stride >= 32 reads s[lane + stride]: spacing 1.
-  CHECK(wavefronts(32, 1) == 2);
-  // neighbored_less at stride s reads s[2·s·lane + s]: spacing 2·s, up to 32 wavefronts.
-  CHECK(wavefronts(1, 2) == 4);
-  CHECK(wavefronts(2, 4) == 8);
-  CHECK(wavefronts(16, 32) == 32);
+// The slots neighbored_less's busy lanes of warp 0 read at one step (s[2·stride·lane + stride]), as
+// in chapter 03: block / (2·stride) threads are busy, at most the warp's 32.
+std::vector<int> neighbored_less_reads(unsigned stride, unsigned block) {
+  std::vector<int> slots;
+  for (unsigned lane = 0; lane < 32 && lane < block / (2 * stride); ++lane)
+    slots.push_back(static_cast<int>(2 * stride * lane + stride));
+  return slots;
 }
 
-namespace {
-// Wavefronts one warp needs to read the 8-byte words s[slot] for the given slots (as above, for any
-// list of slots).
-unsigned wavefronts_of(const std::vector<int>& slots) {
-  std::vector<std::set<unsigned>> words(32);
-  for (int slot : slots) {
-    const unsigned word = static_cast<unsigned>(slot) * 2;
-    for (unsigned half = 0; half < 2; ++half) words[(word + half) % 32].insert(word + half);
+// The 32-byte global-memory sectors a warp's loads of the 4-byte ints idata[index] touch: what the
+// book's in-place kernels, whose tree works on global memory, pay per request.
+unsigned sectors_of(const std::vector<int>& indices) {
+  std::set<int> sectors;
+  for (const int i : indices) sectors.insert(i * 4 / 32);
+  return static_cast<unsigned>(sectors.size());
+}
+}  // namespace
+
+TEST_CASE("interleaved reads of a warp are consecutive: the fewest wavefronts, for 8-byte and 4-byte elements") {
+  for (unsigned stride = 32; stride <= 512; stride *= 2) {
+    std::vector<int> src;
+    for (unsigned lane = 0; lane < 32; ++lane) src.push_back(interleaved_pair(lane, stride).src);
+    CAPTURE(stride);
+    CHECK(wavefronts_of(src, 8) == 2);  // 256 bytes: two 128-byte passes, the minimum
+    CHECK(wavefronts_of(src, 4) == 1);
   }
-  std::size_t worst = 0;
-  for (const auto& w : words) worst = std::max(worst, w.size());
-  return static_cast<unsigned>(worst);
 }
-}  // namespace
+
+TEST_CASE("neighbored_less's reads at block 512: all 32 lanes share a bank at stride 8 for 8-byte sums, never for floats") {
+  // 8-byte elements: lanes 16·stride bytes apart; the minimum is 2 (16 lanes busy: 1).
+  const unsigned sums[] = {4, 8, 16, 32, 16, 8, 4, 2, 1};  // strides 1, 2, 4, …, 256
+  // 4-byte elements: lanes 8·stride bytes apart; the minimum is 1.
+  const unsigned floats[] = {2, 4, 8, 16, 16, 8, 4, 2, 1};
+  unsigned i = 0;
+  for (unsigned stride = 1; stride < 512; stride *= 2, ++i) {
+    CAPTURE(stride);
+    CHECK(wavefronts_of(neighbored_less_reads(stride, 512), 8) == sums[i]);
+    CHECK(wavefronts_of(neighbored_less_reads(stride, 512), 4) == floats[i]);
+  }
+  // 4-byte elements reach 32 lanes in one bank only with a 1024-thread block (stride 16, 32 busy lanes).
+  CHECK(wavefronts_of(neighbored_less_reads(16, 1024), 4) == 32);
+}
+
+TEST_CASE("in the book's in-place kernels, an interleaved warp reads 4 global sectors, the fewest for 32 ints") {
+  // The book's reduceInterleaved adds idata[tid + stride] into idata[tid] in global memory: a warp's
+  // loads are 32 consecutive ints, 128 bytes, 4 sectors; its store idata[tid] likewise.
+  for (unsigned stride = 32; stride <= 256; stride *= 2) {
+    std::vector<int> dst, src;
+    for (unsigned lane = 0; lane < 32; ++lane) {
+      dst.push_back(interleaved_pair(lane, stride).dst);
+      src.push_back(interleaved_pair(lane, stride).src);
+    }
+    CAPTURE(stride);
+    CHECK(sectors_of(dst) == 4);
+    CHECK(sectors_of(src) == 4);
+  }
+  // reduceNeighboredLess reads idata[2·stride·tid + stride]: lanes 8·stride bytes apart, so the same
+  // 128 useful bytes come from 8, 16, then 32 sectors (50 %, 25 %, 12.5 % of the fetched bytes used).
+  CHECK(sectors_of(neighbored_less_reads(1, 512)) == 8);
+  CHECK(sectors_of(neighbored_less_reads(2, 512)) == 16);
+  CHECK(sectors_of(neighbored_less_reads(4, 512)) == 32);
+}
 
 TEST_CASE("the interleaved pairs fold every slot into s[0] exactly once, without races") {
   for (unsigned block : {64u, 128u, 256u, 512u, 1024u}) {
@@ -97,7 +138,8 @@ TEST_CASE("a warp's interleaved reads fall in distinct banks and the busy thread
         std::vector<int> slots;
         for (unsigned lane = 0; lane < 32 && warp * 32 + lane < busy; ++lane)
           slots.push_back(interleaved_pair(warp * 32 + lane, stride).src);
-        CHECK(wavefronts_of(slots) <= 2);  // 8-byte words: 2 wavefronts is the minimum for 32 lanes
+        CHECK(wavefronts_of(slots, 8) <= 2);  // 8-byte words: 2 wavefronts is the minimum for 32 lanes
+        CHECK(wavefronts_of(slots, 4) <= 1);  // the float rungs' 4-byte words: 1
       }
     }
   }

@@ -15,7 +15,7 @@ extern char** environ;
 namespace streams {
 
 int run_child_process(const std::vector<std::string>& argv,
-                      const std::vector<std::pair<std::string, std::string>>& env, bool quiet) {
+                      const std::vector<std::pair<std::string, std::string>>& env, const std::string& stdout_path) {
   if (argv.empty()) throw std::invalid_argument("run_child_process: empty argv");
   std::vector<std::string> env_strings;
   for (char** e = environ; *e; ++e) {
@@ -36,7 +36,8 @@ int run_child_process(const std::vector<std::string>& argv,
 
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  if (quiet) posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  if (!stdout_path.empty())
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   pid_t pid = 0;
   const int rc = posix_spawn(&pid, argv_copy[0].c_str(), &actions, nullptr, argv_ptrs.data(), env_ptrs.data());
   posix_spawn_file_actions_destroy(&actions);

@@ -11,9 +11,10 @@ namespace streams {
 
 /// Runs `argv` (argv[0] = the program's path) with the parent's environment plus `env` (replacing
 /// variables of the same name), waits for it and returns its exit code (128 + signal if killed).
-/// `quiet`: the child's stdout goes to /dev/null (its stderr stays, so its errors are seen).
+/// `stdout_path`: where the child's stdout goes ("/dev/null" to silence it, a file to read it back);
+/// empty: the parent's stdout. Its stderr stays the parent's, so its errors are seen.
 int run_child_process(const std::vector<std::string>& argv,
-                      const std::vector<std::pair<std::string, std::string>>& env, bool quiet);
+                      const std::vector<std::pair<std::string, std::string>>& env, const std::string& stdout_path);
 
 /// The path of the running executable (/proc/self/exe).
 std::string current_executable();

@@ -35,6 +35,12 @@ std::string issue_order_name(IssueOrder order) {
   return "unknown";
 }
 
+IssueOrder issue_order_from_name(const std::string& name) {
+  for (IssueOrder order : all_issue_orders())
+    if (issue_order_name(order) == name) return order;
+  throw std::invalid_argument("no issue order is called '" + name + "'");
+}
+
 std::vector<IssueOrder> all_issue_orders() {
   return {IssueOrder::depth_first, IssueOrder::breadth_first, IssueOrder::staggered};
 }

@@ -57,6 +57,8 @@ enum class IssueOrder {
 
 /// "depth_first", "breadth_first", "staggered".
 std::string issue_order_name(IssueOrder order);
+/// The order issue_order_name gives `name`; throws std::invalid_argument for any other name.
+IssueOrder issue_order_from_name(const std::string& name);
 /// All three orders, in the order the lesson shows them.
 std::vector<IssueOrder> all_issue_orders();
 

@@ -40,8 +40,8 @@ const nlohmann::json& issue_order_results() {
   static const nlohmann::json results = [] {
     const std::string path = (std::filesystem::temp_directory_path() /
                               ("streams_test_issue_order_" + std::to_string(getpid()) + ".json")).string();
-    const int rc = run_child_process({STREAMS_PROGRAM, "--scenario", "issue_order", "--size", "16MiB", "--reps", "5",
-                                      "--warmup", "1", "--json", path}, {}, true);
+    const int rc = run_child_process({STREAMS_PROGRAM, "--variants", "issue_order", "--size", "16MiB", "--reps", "5",
+                                      "--warmup", "1", "--json", path}, {}, "/dev/null");
     REQUIRE(rc == 0);
     std::ifstream in(path);
     nlohmann::json j = nlohmann::json::parse(in);
@@ -73,6 +73,32 @@ double wall(const nlohmann::json& results, int connections, int streams, const s
 }  // namespace
 
 TEST_SUITE("gpu") {
+  TEST_CASE("--csv: the program's stdout is the CSV table and nothing else, its notes and timelines on stderr") {
+    course::require_device(0);
+    const std::string out = (std::filesystem::temp_directory_path() /
+                             ("streams_test_csv_" + std::to_string(getpid()) + ".csv")).string();
+    const int rc = run_child_process({STREAMS_PROGRAM, "--variants", "host_device,default_stream", "--size", "4MiB",
+                                      "--reps", "2", "--warmup", "1", "--csv"}, {}, out);
+    REQUIRE(rc == 0);
+    std::ifstream in(out);
+    std::vector<std::string> lines;
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    std::filesystem::remove(out);
+    REQUIRE(lines.size() == 1 + 3 + 3);  // the header, host_device's three rows, default_stream's three
+    CHECK(lines[0] == "scenario,variant,measured_ms,model_ms,speedup,model_speedup,overlap,duplex_model_ms");
+    for (std::size_t i = 1; i < lines.size(); ++i) {
+      CAPTURE(lines[i]);
+      CHECK((lines[i].rfind("host_device,", 0) == 0 || lines[i].rfind("default_stream,", 0) == 0));
+      int separators = 0;  // commas outside quotes: "kernel, then host work" is one cell
+      bool quoted = false;
+      for (char ch : lines[i]) {
+        if (ch == '"') quoted = !quoted;
+        if (ch == ',' && !quoted) ++separators;
+      }
+      CHECK(separators == 7);
+    }
+  }
+
   TEST_CASE("the chunked pipeline equals the CPU reference for any size, chunk count, stream count and order") {
     course::require_device(0);
     const int iterations = 7;

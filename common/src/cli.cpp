@@ -89,7 +89,11 @@ std::string unwritable_because(const std::string& path) {
   // says yes to root on /proc and on read-only mounts, so try it.
   fs::path folder = target.has_parent_path() ? target.parent_path() : fs::path(".");
   while (!fs::exists(folder, ec)) {
-    if (!folder.has_parent_path() || folder.parent_path() == folder) break;
+    if (!folder.has_parent_path()) {  // a relative path whose first folder is still to be made
+      folder = ".";
+      break;
+    }
+    if (folder.parent_path() == folder) break;
     folder = folder.parent_path();
   }
   if (!fs::is_directory(folder, ec)) return path + ": " + folder.string() + " is not a folder";

@@ -159,6 +159,7 @@ TEST_CASE("--json is refused before the run when no file can be written there") 
   }
   const std::string fresh = "/tmp/course-cli-test-" + std::to_string(::getpid()) + "/sub/out.json";
   CHECK_NOTHROW(course::check_writable_path(fresh));                 // missing folders are made at write time
+  CHECK_NOTHROW(course::check_writable_path("course-no-such-dir/sub/out.json"));  // relative, too
   CHECK_FALSE(std::filesystem::exists("/tmp/course-cli-test-" + std::to_string(::getpid())));  // nothing created
 }
 

@@ -29,6 +29,9 @@ FIXTURE = HERE / "fixture"
 REAL_FILES = ["scripts/course", "scripts/course_lib/instructor_only.txt", "cmake/CourseExercises.cmake",
               "common/testing/test_main.cpp", "common/include/common/errors.hpp"]
 # Without a GPU whatever the machine has, so that the results below do not depend on where they run.
+# The fixture course is CPU-only: REQUIRE_GPU=1 (set by scripts/gpu_validate.sh) would turn its GPU
+# skips into failures, so it is left out of every run here.
+os.environ.pop("REQUIRE_GPU", None)
 ENV = dict(os.environ, COURSE_GPU="0")
 
 
@@ -364,6 +367,18 @@ class CommandLineTests(FixtureCase):
         self.assertEqual(json.loads((out / "02_scale/exercises.json").read_text()), [])
 
 
+    def test_a_line_the_code_shows_anyway_is_no_secret_but_a_page_quoting_it_leaks(self):
+        repo = make_fixture(self.tmp / "shared-line")
+        (repo / "01_sums/src/other.cpp").write_text("long f() {\n  long long total_of_squares = 0;\n  return 1;\n}\n")
+        git(repo, "add", "-A")
+        self.assertEqual(tool(repo, "handout", "--out", str(self.tmp / "shared-ok")).returncode, 0)
+        (repo / "01_sums/notes.md").write_text("Start with `return total_of_squares;` at the end.\n")
+        git(repo, "add", "-A")
+        result = tool(repo, "handout", "--out", str(self.tmp / "shared-leak"))
+        self.assertEqual(result.returncode, 1, result.stdout + result.stderr)
+        self.assertIn("leaks into the handout at 01_sums/notes.md:1: 'return total_of_squares;'", result.stderr)
+
+
 class CheckTests(FixtureCase):
     def test_check_passes_on_a_good_course(self):
         result = tool(self.repo, "handout", "--check")
@@ -508,17 +523,24 @@ class GradeTests(FixtureCase):
             report = json.loads((book.parent / "grades-reports" / f"{name}.json").read_text())
             self.assertEqual(report["student"], name)
 
-    def test_a_broken_archive_is_a_row(self):
+    def test_broken_submissions_are_rows_and_a_bare_repository_is_graded(self):
         folder = self.tmp / "broken-submissions"
         folder.mkdir()
         (folder / "dave.tar.gz").write_bytes(b"not a tarball")
+        (folder / "erin").mkdir()
+        (folder / "erin" / "notes.txt").write_text("I will hand it in tomorrow\n")
+        subprocess.run(["git", "clone", "-q", "--bare", str(self.handout), str(folder / "frank.git")], check=True)
         book = self.tmp / "broken.csv"
         result = tool(self.repo, "gradebook", str(folder), "--csv", str(book))
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
         with book.open() as f:
-            (row,) = list(csv.DictReader(f))
-        self.assertEqual((row["student"], row["status"], row["total"]), ("dave", "error", "0"))
-        self.assertIn("cannot unpack", row["reason"])
+            rows = {r["student"]: r for r in csv.DictReader(f)}
+        self.assertEqual((rows["dave"]["status"], rows["dave"]["total"]), ("error", "0"))
+        self.assertIn("cannot unpack", rows["dave"]["reason"])
+        self.assertEqual(rows["erin"]["status"], "error")
+        self.assertIn("not a course tree", rows["erin"]["reason"])
+        self.assertEqual((rows["frank"]["status"], rows["frank"]["01.1 status"]), ("graded", "not_done"))
+        self.assert_usage_error(tool(self.repo, "grade", "--repo", str(folder / "erin")), "not a course tree")
 
 
 class BuildTests(FixtureCase):
@@ -538,6 +560,9 @@ class BuildTests(FixtureCase):
                                   env=env, capture_output=True, text=True)
         self.assertNotEqual(exercise.returncode, 0)
         self.assertIn('-ts=exercise 01.1', exercise.stdout)
+        gpu_exercise = subprocess.run(["ctest", "--test-dir", "build", "-R", r"^exercise\.01\.2$"], cwd=out,
+                                      env=env, capture_output=True, text=True)
+        self.assertIn("Skipped", gpu_exercise.stdout)   # --gpu without a GPU: exit 77
         labels = subprocess.run(["ctest", "--test-dir", "build", "-N", "-L", "exercise.01.2"], cwd=out, env=env,
                                 capture_output=True, text=True).stdout
         self.assertIn("exercise.01.2.racecheck", labels)
