@@ -449,6 +449,45 @@ class GradeTests(FixtureCase):
         self.assertIn("| 01.1 Sum of squares | 4 / 4 | pass |", markdown.read_text())
         self.assertIn("ceil(points * T_ref / T)", markdown.read_text())
 
+    def test_time_per_exercise_and_in_all_is_printed_and_recorded(self):
+        junit = self.tmp / "timed.xml"
+        result, report = self.grade(self.repo, "--junit", str(junit))
+        timing = report["timing"]
+        self.assertEqual(list(timing), ["prepare_s", "configure_s", "build_s", "exercises_s", "total_s"])
+        self.assertGreater(timing["total_s"], 0)
+        self.assertAlmostEqual(timing["total_s"], sum(v for k, v in timing.items() if k != "total_s"), delta=0.05)
+        e = self.by_id(report)
+        self.assertEqual(e["01.2"]["wall_s"], 0.0)                       # not graded here: no time
+        self.assertGreaterEqual(e["02.1"]["wall_s"], e["02.1"]["tests"][0]["seconds"])   # tests and timing
+        self.assertLessEqual(e["01.1"]["wall_s"] + e["02.1"]["wall_s"], timing["exercises_s"] + 0.01)
+        self.assertRegex(result.stdout, r"\n02\.1 +5 +5 +pass +\d+\.\d s  perf: ")
+        self.assertRegex(result.stdout, r"time: \d+\.\d s wall \(prepare \d+\.\d s, configure \d+\.\d s, build "
+                                        r"\d+\.\d s, exercises \d+\.\d s\)")
+        cases = ET.parse(junit).getroot().findall("./testsuite/testcase")
+        self.assertEqual(float(cases[2].get("time")), e["02.1"]["wall_s"])
+
+    def test_perf_report_states_the_rule_both_times_and_no_points_without_correctness(self):
+        result, report = self.grade(self.repo, "--exercises", "02.1")
+        (entry,) = report["exercises"]
+        perf = entry["perf"]
+        self.assertTrue(perf["time"] > 0 and perf["reference_time"] > 0)
+        self.assertAlmostEqual(perf["ratio"], perf["time"] / perf["reference_time"])
+        self.assertEqual((perf["student_variant"], perf["reference_variant"]), ("student", "reference"))
+        self.assertRegex(entry["reason"], r"^perf: .* \(student [\d.e+-]+ time_ms, reference [\d.e+-]+ time_ms, "
+                                          r"same run\): within 1\.2x, full points$")
+        for text in (report["rules"]["perf"], perf["rule"], result.stdout):
+            self.assertIn("CS149", text)
+            self.assertIn("no performance points without correctness", text)
+        self.assertIn("perf rule: optimize exercises", result.stdout)
+        # Fast but wrong: the tests fail, so it is never timed and scores nothing.
+        repo = self.submission("fast-but-wrong", self.repo)
+        edit(repo / "02_scale/src/scale.cpp", "element < in.size();", "element + 1 < in.size();")
+        _, report = self.grade(repo, "--exercises", "02.1")
+        (entry,) = report["exercises"]
+        self.assertEqual((entry["status"], entry["points"], entry["perf"]), ("fail", 0, None))
+        self.assertTrue(entry["reason"].startswith("no performance points without correctness (not timed): "
+                                                   "failed: scale multiplies every element"), entry["reason"])
+
     def test_stub_scores_zero_even_with_its_tests_edited(self):
         repo = self.submission("tampered-stub", self.handout)
         edit(repo / "01_sums/tests/test_sums.cpp", "CHECK(sum_of_squares(v) == expected);", "CHECK(true);")
@@ -460,6 +499,7 @@ class GradeTests(FixtureCase):
         self.assertIn("not done (01_sums/src/sums.cpp as handed out)", e["01.1"]["reason"])
         self.assertIn("is NOT correct", e["01.1"]["reason"])
         self.assertEqual((e["02.1"]["points"], e["02.1"]["status"]), (0, "not_done"), e["02.1"]["reason"])
+        self.assertIn("slower than the reference", e["02.1"]["reason"])
         self.assertIn("beyond 10x", e["02.1"]["reason"])
         self.assertEqual(report["max_points"], 12)
         failure = ET.parse(junit).getroot().find("./testsuite/testcase/failure")
@@ -518,7 +558,10 @@ class GradeTests(FixtureCase):
         self.assertEqual(rows["bob"]["reason"], "01.2: not graded: needs a GPU")
         self.assertEqual((rows["carol"]["total"], rows["carol"]["01.1"], rows["carol"]["02.1 status"]),
                          ("4", "4", "compile_error"))
-        self.assertRegex(rows["carol"]["reason"], r"02\.1: does not compile: 02_scale/src/scale\.cpp:\d+:\d+: error")
+        self.assertRegex(rows["carol"]["reason"], r"02\.1: no performance points without correctness \(not timed\): "
+                                                  r"does not compile: 02_scale/src/scale\.cpp:\d+:\d+: error")
+        self.assertGreater(float(rows["carol"]["wall_s"]), 0)
+        self.assertEqual(rows["bob"]["wall_s"], f"{json.loads((book.parent / 'grades-reports' / 'bob.json').read_text())['timing']['total_s']:.1f}")
         for name in ("alice", "bob", "carol"):
             report = json.loads((book.parent / "grades-reports" / f"{name}.json").read_text())
             self.assertEqual(report["student"], name)
