@@ -412,6 +412,28 @@ class CommandLineTests(FixtureCase):
         self.assertIn("leaks into the handout at 01_sums/notes.md:1: 'return total_of_squares;'", result.stderr)
 
 
+class OverlayTests(FixtureCase):
+    def test_the_instructors_build_files_and_tests_win_but_never_over_an_exercises_own_files(self):
+        tree = self.tmp / "overlay-tree"
+        shutil.copytree(self.repo, tree, ignore=shutil.ignore_patterns(".git"))
+        kept = tree / "02_scale/src/scale.cpp"
+        os.utime(kept, (1_000_000_000, 1_000_000_000))
+        course.copy_submission(self.repo, tree)   # the same bytes: the time stamp stays (no rebuild)
+        self.assertEqual(kept.stat().st_mtime, 1_000_000_000)
+        (tree / "01_sums/tests/extra.cpp").write_text("// the student's own test file\n")
+        for chapter in ("01_sums", "02_scale"):
+            (tree / chapter / "CMakeLists.txt").write_text("# the student's\n")
+        fixture = course.Course(self.repo)
+        # An exercise whose task is a build file: the student's copy of it is the answer, never replaced.
+        fixture.exercises["01.1"].meta["files"] = ["src/sums.cpp", "CMakeLists.txt"]
+        course.overlay_instructor(fixture, tree, {"01.1", "02.1"})
+        self.assertEqual((tree / "01_sums/CMakeLists.txt").read_text(), "# the student's\n")
+        self.assertEqual((tree / "02_scale/CMakeLists.txt").read_text(),
+                         (self.repo / "02_scale/CMakeLists.txt").read_text())
+        self.assertFalse((tree / "01_sums/tests/extra.cpp").exists())
+        self.assertTrue((tree / "01_sums/tests/test_sums.cpp").exists())
+
+
 class CheckTests(FixtureCase):
     def test_check_passes_on_a_good_course(self):
         result = tool(self.repo, "handout", "--check")
@@ -671,6 +693,11 @@ class KnownWrongTests(FixtureCase):
                        "// WRONG: 01.1 region: 1 expect: failed because: (it is right: the check must say so)\n"
                        "long long sum_of_squares(std::span<const int> values) {\n"
                        "  long long sum = 0;\n  for (const int v : values) sum += square(v);\n  return sum;\n}\n")
+        # Graded right after a file that builds, in the same build folder: its tests must not run that
+        # file's program.
+        self.add_wrong(repo, "01_sums/instructor/wrong/01.1-does-not-compile.cpp",
+                       "// WRONG: 01.1 region: 2 expect: does not compile because: a statement without its end\n"
+                       "long long square(int v) { return v * }\n")
         edit(repo / "02_scale/instructor/wrong/02.1-skips-last.cpp", "expect: no performance points without correctness",
              "expect: slower")
         git(repo, "add", "-A")
@@ -678,13 +705,15 @@ class KnownWrongTests(FixtureCase):
         result = tool(repo, "check-wrong", "--ids", "01.1,02.1", "--json", str(report))
         self.assertEqual(result.returncode, 1, result.stdout + result.stderr)
         lines = self.lines_by_file(result.stdout)
-        self.assertEqual(len(lines), 5, result.stdout)   # --ids: 01.2's file is left out
+        self.assertEqual(len(lines), 6, result.stdout)   # --ids: 01.2's file is left out
         self.assertRegex(lines["01_sums/instructor/wrong/01.1-actually-right.cpp"],
                          r"^WRONG-ACCEPTED +01\.1 .* 4/4  pass  \[should fail because: \(it is right")
         self.assertRegex(lines["02_scale/instructor/wrong/02.1-skips-last.cpp"],
                          r"^MIS-REASONED +02\.1 .* 0/5  fail: .*  \[the reason should contain 'slower'\]$")
         self.assertRegex(lines["01_sums/instructor/wrong/01.1-constant-answer.cpp"], r"^OK ")
-        self.assertIn("check-wrong FAILED: 3 rejected for the stated reason, 1 accepted, 1 rejected for another reason",
+        self.assertRegex(lines["01_sums/instructor/wrong/01.1-does-not-compile.cpp"],
+                         r"^OK +01\.1 .* 0/4  compile_error: does not compile: 01_sums/src/sums\.cpp:\d+:\d+: error")
+        self.assertIn("check-wrong FAILED: 4 rejected for the stated reason, 1 accepted, 1 rejected for another reason",
                       result.stdout)
         self.assertEqual(json.loads(report.read_text())["verdict"], "failed")
 
