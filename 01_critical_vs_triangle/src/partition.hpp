@@ -27,10 +27,12 @@ inline double max_triangle_step(std::size_t n, int threads) {
   return 2.0 * static_cast<double>(n) / (t * (t - 1.0));
 }
 
-/// The triangle method's partition: thread k gets about n0 + kΔ particles, Δ = `step` (clamped to
-/// [0, max_triangle_step]; NaN counts as 0), n0 = n / threads − Δ (threads − 1) / 2. Each thread then
-/// reaches the critical section Δ particles' worth of time after the one before it. Covers every
-/// particle exactly once for any n and threads ≥ 1 (throws std::invalid_argument for threads < 1).
+/// The triangle method's partition: thread k gets n0 + kΔ particles, rounded to whole particles, with
+/// Δ = `step` clamped to [0, max_triangle_step] (NaN counts as 0; one thread: no staircase) and n0 such
+/// that the shares add up to n. Each thread then reaches the critical section Δ particles' worth of time
+/// after the one before it. The boundaries never decrease, start at 0 and end at n exactly, so every
+/// particle is owned exactly once for any n and threads ≥ 1 (std::invalid_argument for threads < 1).
+/// Exercise 01.2.
 std::vector<std::size_t> triangle_partition(std::size_t n, int threads, double step);
 
 }  // namespace md

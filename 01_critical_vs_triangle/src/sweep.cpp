@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -11,6 +12,8 @@
 namespace md {
 
 namespace {
+
+constexpr double poison = std::numeric_limits<double>::quiet_NaN();
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -27,6 +30,9 @@ struct ForceSamples {
 
   void take(const Variant& variant, const ForceInput& input, int threads, ForceWorkspace& ws, const Reference& ref,
             std::vector<Vec3>& force) {
+    // Poisoned before every checked call, outside the timing: an entry the strategy never writes would
+    // otherwise keep the previous call's (correct) force and pass the check.
+    std::fill(force.begin(), force.end(), Vec3{poison, poison, poison});
     const auto t0 = std::chrono::steady_clock::now();
     variant.compute(input, force, ws, threads);
     ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <span>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -12,30 +14,14 @@
 #include "common/errors.hpp"
 #include "forces.hpp"
 #include "md.hpp"
+#include "md_fixtures.hpp"
 #include "partition.hpp"
 #include "simulation.hpp"
+#include "sweep.hpp"
 
 namespace {
 
-/// A lattice with every atom displaced at random by up to ±amplitude per component (a fixed sequence),
-/// and some atoms moved by whole boxes: the list must not care where an atom's image is stored.
-md::System perturbed_lattice(int cells, double amplitude, unsigned seed = 1) {
-  md::System s = md::make_fcc_lattice(cells, 0.8442);
-  unsigned state = seed;
-  auto next = [&] {
-    state = state * 1664525u + 1013904223u;
-    return static_cast<double>(state >> 8) / static_cast<double>(1u << 24) - 0.5;  // [-0.5, 0.5)
-  };
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    s.position[i].x += 2 * amplitude * next();
-    s.position[i].y += 2 * amplitude * next();
-    s.position[i].z += 2 * amplitude * next();
-    if (i % 7 == 3) s.position[i].x += s.box;
-    if (i % 11 == 5) s.position[i].z -= 2 * s.box;
-  }
-  md::assign_velocities(s, 1.44, 7);
-  return s;
-}
+using md_test::perturbed_lattice;
 
 std::set<std::pair<int, int>> pairs_of(const md::NeighbourList& list) {
   std::set<std::pair<int, int>> pairs;
@@ -152,7 +138,8 @@ TEST_CASE("sorting atoms by cell keeps each atom's position and velocity togethe
   CHECK(before == after);
 }
 
-TEST_CASE("every strategy matches the serial forces to 1e-10 (relative to the force scale) on many team sizes") {
+TEST_CASE("every strategy outside the exercises matches the serial forces to 1e-10 on many team sizes") {
+  // full_list, triangle and thread_arrays are exercises (md_test::exercise_of): their suites test them.
   // 6 cells: 864 atoms, not a multiple of most team sizes; 13 > cores here, which tests correctness only.
   md::System system = perturbed_lattice(6, 0.25);
   const double cutoff = 2.5, reach = 2.8;
@@ -169,6 +156,7 @@ TEST_CASE("every strategy matches the serial forces to 1e-10 (relative to the fo
   REQUIRE(scale > 1.0);  // a real test: the perturbed lattice has large forces
 
   for (const md::Variant& strategy : md::variants()) {
+    if (!md_test::exercise_of(strategy.name).empty()) continue;
     for (int threads : {1, 2, 3, 5, 8, 13}) {
       CAPTURE(strategy.name);
       CAPTURE(threads);
@@ -185,14 +173,35 @@ TEST_CASE("every strategy matches the serial forces to 1e-10 (relative to the fo
       CHECK(rows == system.size());
     }
   }
-  SUBCASE("the triangle method with a forced, too steep staircase still sums every force once") {
-    md::ForceWorkspace steep;
-    steep.triangle_threads = 7;
-    steep.triangle_step = 1e9;
-    std::vector<md::Vec3> force(system.size());
-    md::find_variant("triangle")->compute(half_input, force, steep, 7);
-    CHECK(max_relative_error(force, reference) <= 1e-10);
-    CHECK(steep.times.front().particles == 0);
+}
+
+namespace {
+
+/// The serial forces for every atom but the last, whose entry it never writes: the shape of a dropped tail.
+void forces_but_the_last(const md::ForceInput& in, std::span<md::Vec3> f, md::ForceWorkspace& ws, int) {
+  std::vector<md::Vec3> all(f.size());
+  md::find_variant("serial")->compute(in, all, ws, 1);
+  std::copy(all.begin(), all.end() - 1, f.begin());
+}
+
+}  // namespace
+
+TEST_CASE("the driver's force check catches an entry a strategy never writes, even after a right one") {
+  // In the sweep every strategy writes into one array, each right after another: an entry left
+  // untouched would hold the previous strategy's correct force if the array were not poisoned first.
+  md::Config config = small_config(4);
+  config.steps = 5;
+  config.threads = {2};
+  const course::TimingOptions timing{1, 2};
+  const md::Reference reference = md::measure_reference(config, timing, 2);
+  const md::Variant right = *md::find_variant("serial");
+  const md::Variant tail_dropped{"tail_dropped", "", forces_but_the_last, md::ListKind::half, false};
+  CHECK_NOTHROW(md::sweep(config, timing, reference, {&right}));
+  try {
+    md::sweep(config, timing, reference, {&right, &tail_dropped});
+    FAIL("the sweep accepted forces with one entry never written");
+  } catch (const std::runtime_error& error) {
+    CHECK(std::string(error.what()).find("tail_dropped on 2 threads: forces differ") != std::string::npos);
   }
 }
 
@@ -211,7 +220,7 @@ TEST_CASE("the idle-time summary reproduces the model on an ideal critical-secti
 }
 
 TEST_CASE("energy stays bounded and momentum stays zero over 100 NVE steps") {
-  for (const char* name : {"serial", "thread_arrays", "triangle"}) {
+  for (const char* name : {"serial", "critical", "atomic"}) {  // the strategies that are no exercise
     CAPTURE(name);
     md::Config config = small_config(6);
     md::System system = md::make_system(config);

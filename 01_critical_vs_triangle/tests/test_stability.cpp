@@ -11,6 +11,7 @@
 #include "common/errors.hpp"
 #include "forces.hpp"
 #include "md.hpp"
+#include "md_fixtures.hpp"
 #include "simulation.hpp"
 #include "stability.hpp"
 
@@ -89,10 +90,11 @@ TEST_CASE("a time step too large blows the run up: SimulationFailure names the s
   CHECK(message.find('\n') == std::string::npos);
 }
 
-TEST_CASE("the same blow-up is caught by every variant, on any team") {
+TEST_CASE("the same blow-up is caught by every variant outside the exercises, on any team") {
   md::Config config = small_config();
   config.temperature = 100;  // hot atoms hit the wall too hard for dt 0.005
   for (const md::Variant& v : md::variants()) {
+    if (!md_test::exercise_of(v.name).empty()) continue;  // in a handout, their stubs are in place
     CAPTURE(v.name);
     const std::string message = failure_of(md::make_system(config), config, 50, nullptr, std::string(v.name).c_str(), 3);
     CHECK(says(message, "time step too large"));
@@ -195,6 +197,7 @@ TEST_CASE("the force check on the perfect lattice: forces cancel to round-off, w
   CHECK(scale == doctest::Approx(md::pair_force_scale(full_input)));
   CHECK(scale > 1.0);
   for (const md::Variant& v : md::variants()) {
+    if (!md_test::exercise_of(v.name).empty()) continue;  // tested by their exercise suites
     CAPTURE(v.name);
     md::ForceWorkspace fresh;
     std::vector<md::Vec3> force(lattice.size());

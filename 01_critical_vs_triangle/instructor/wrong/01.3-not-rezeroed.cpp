@@ -1,0 +1,30 @@
+// WRONG: 01.3 expect: is NOT correct because: each private array is zeroed only when it is first allocated, so a second call adds its forces onto the first call's
+void forces_thread_arrays(const ForceInput& in, std::span<Vec3> f, ForceWorkspace& ws, int threads) {
+  const std::size_t n = f.size();
+  ws.prepare(threads);
+  const auto bounds = equal_partition(n, threads);
+  const double t0 = omp_get_wtime();
+#pragma omp parallel num_threads(threads)
+  {
+    const int t = omp_get_thread_num();
+    ThreadTimes& times = ws.times[static_cast<std::size_t>(t)];
+    times.start = seconds_since(t0);
+    auto& mine = ws.per_thread[static_cast<std::size_t>(t)];
+    if (mine.size() != n) mine.assign(n, Vec3{});  // first touch by the owner
+    times.loop_begin = seconds_since(t0);
+    accumulate_half_rows(in, bounds[t], bounds[t + 1], mine.data());
+    times.compute_end = seconds_since(t0);
+#pragma omp barrier
+    times.section_enter = seconds_since(t0);
+    for (std::size_t i = bounds[t]; i < bounds[t + 1]; ++i) {
+      Vec3 sum{};
+      for (int other = 0; other < threads; ++other) {
+        const Vec3& part = ws.per_thread[static_cast<std::size_t>(other)][i];
+        sum.x += part.x, sum.y += part.y, sum.z += part.z;
+      }
+      f[i] = sum;
+    }
+    times.section_exit = seconds_since(t0);
+    times.particles = bounds[t + 1] - bounds[t];
+  }
+}
