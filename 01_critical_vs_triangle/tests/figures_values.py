@@ -1,7 +1,8 @@
 """figures_values.py: the lesson's generated prose follows the results, not the other way round.
 
-1. Every inline value the README shows is one the committed results give (never the placeholder), and
-   no block or value is placed where Doxygen would mangle it.
+1. Every inline value the README shows is one the committed results give (never the placeholder), no
+   value is placed where Doxygen would mangle it, and the prose outside generated text types no measured
+   number (a decimal followed by x, ×, ms, µs or %).
 2. Made-up results with the opposite story (two threads per core, triangle told apart from critical,
    full_list ahead from 4 threads, no clamp) make the same values say so: a verdict typed into figures.py
    instead of read from the data would fail here.
@@ -37,6 +38,11 @@ for name in re.findall(r"<!-- value:([\w.-]+) -->", readme):
 for line in readme.splitlines():
     if re.match(r"\s*<!-- value:", line) or "<!-- /value --> " in line:
         failures.append(f"README line starts with a value, or a plain space follows one: {line.strip()}")
+prose = re.sub(r"<!-- BEGIN generated:([\w.-]+) -->.*?<!-- END generated:\1 -->", "", readme, flags=re.S)
+prose = re.sub(r"<!-- value:[\w.-]+ -->.*?<!-- /value -->", "", prose, flags=re.S)
+prose = re.sub(r"```.*?```", "", prose, flags=re.S)
+for typed in re.findall(r"\d+\.\d+\s*(?:x|×|ms|µs|us|%)(?!\w)", prose):
+    failures.append(f"a measured number typed into the prose: {typed}")
 
 # 2. A made-up sweep: two sizes, teams 1, 2, 4, 8; everything measured tells another story.
 def row(cells, strategy, threads, force, spread=0.01, idle=1.0, **extra):
