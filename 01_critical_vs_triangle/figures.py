@@ -1,8 +1,9 @@
 """Tables and plots of chapter 01 (critical section vs triangle partition) from committed results.
 
 results: machine slug -> results JSON written by bench.sh (CPU-only: the JSON's device names the CPU).
-The slug DEV_SLUG holds a run on the course's 2-core development machine (threads 1 and 2, MD loop only);
-it feeds the whole-loop table beside LAMMPS, while the sweeps and plots come from the other slugs.
+The slug DEV_SLUG holds a run on the course's 2-core development machine (threads 1 and 2); it feeds the
+whole-loop table only, while the sweeps, the inline values and the plots come from the other slugs.
+Numbers this program did not measure (the 2012 study's) are named as quoted wherever they are shown.
 """
 from __future__ import annotations
 
@@ -11,14 +12,14 @@ import pathlib
 BLOCKS = ("cvt_sweep", "cvt_idle", "cvt_sizes", "cvt_loop", "cvt_plots")
 NO_RESULTS = "No results are committed yet: run `bash 01_critical_vs_triangle/bench.sh build results/<machine>`."
 STRATEGIES = ("critical", "triangle", "atomic", "thread_arrays", "full_list")
-# The 2012 study's force-part speedups at 11 threads on its 16-core SMP server (as our source summarises it).
+# Quoted, not measured: the 2012 study's force-part speedups at 11 threads on its 16-core SMP server, over its
+# own serial code, as our source summarises it (which of its system sizes they belong to, it does not say).
 STUDY_11_THREADS = {"critical": 5.17, "triangle": 5.61}
-# LAMMPS figures (from the chapter's issue, not measured by this program): in.lj, 32,000 atoms, timesteps/s
-# on a 2-core machine of the kind this course is developed on; serial, and 2 MPI ranks.
-LAMMPS_2CORE = {1: 43.0, 2: 56.0}
-# results/<DEV_SLUG>/: this program's --json run on that 2-core machine kind (see README, "Run it").
+STUDY_LABEL = "quoted from the 2012 study (its 16-core SMP server)"
+# results/<DEV_SLUG>/: this program's --json run on the course's 2-core development machine (README, "Run it").
 DEV_SLUG = "dev2core"
 DEFAULT_CELLS = 20
+MISSING = "(not measured)"
 
 
 def _cpu(doc):
@@ -52,13 +53,14 @@ def _sweep_slugs(results):
 
 def _sweep(results):
     parts = []
-    for slug in _sweep_slugs(results):
+    for slug, cells in ((slug, cells) for slug in _sweep_slugs(results) for cells in _sizes(results[slug])):
         doc = results[slug]
-        rows = _rows(doc)
+        rows = _rows(doc, cells)
         threads = sorted({r["threads"] for r in rows if r["strategy"] != "serial"})
         serial = _find(rows, "serial", 1)
-        parts.append(f"**{_cpu(doc)}**, {rows[0]['atoms'] if rows else '?'} atoms: force-part speedup over the "
-                     f"serial reference ({_f(serial and serial['force_ms'], 3)} ms per force evaluation).\n")
+        parts.append(f"**{_cpu(doc)}**, {rows[0]['atoms'] if rows else '?'} atoms ({cells} cells): force-part "
+                     f"speedup over the serial reference ({_f(serial and serial['force_ms'], 3)} ms per force "
+                     f"evaluation), medians of {(serial or {}).get('reps', '?')} evaluations.\n")
         parts.append("| threads | " + " | ".join(STRATEGIES) + " |")
         parts.append("|---:|" + "---:|" * len(STRATEGIES))
         for t in threads:
@@ -67,8 +69,6 @@ def _sweep(results):
                 r = _find(rows, s, t)
                 cells.append(_f(r and r["speedup"], 2, "x"))
             parts.append(f"| {t} | " + " | ".join(cells) + " |")
-        parts.append("| 11 (the study) | " + " | ".join(
-            _f(STUDY_11_THREADS.get(s), 2, "x") for s in STRATEGIES) + " |")
         parts.append("")
     return "\n".join(parts).rstrip()
 
@@ -94,48 +94,71 @@ def _idle(results):
     parts = []
     for slug in _sweep_slugs(results):
         doc = results[slug]
-        rows = _rows(doc)
-        threads = sorted({r["threads"] for r in rows if r["strategy"] == "critical"})
-        reps = next((r.get("reps") for r in rows if r.get("reps")), None)
-        parts.append(f"**{_cpu(doc)}**: force time and total idle time of the team per force evaluation (ms), "
-                     + (f"median (min-max) over {reps} evaluations taken in interleaved rounds" if reps else "medians") + ", beside the "
-                     "model with the measured Tc. *clamped*: the measured delta = Tc/t_p exceeded its limit "
-                     "2N/(Nth(Nth-1)), so the staircase could not be built and the model's halving cannot hold."
-                     + _topology(doc) + "\n")
-        parts.append("| threads | Tc (us) | critical force | triangle force | critical idle | model Nth(Nth-1)Tc "
-                     "| triangle idle | model Nth(Nth-1)Tc/2 | delta (max) | clamped | triangle / critical idle |")
-        parts.append("|---:|---:|---:|---:|---:|---:|---:|---:|---:|:---:|---:|")
-        for t in threads:
-            c, tr = _find(rows, "critical", t), _find(rows, "triangle", t)
-            ratio = (tr["idle_ms"] / c["idle_ms"]) if c and tr and c["idle_ms"] > 0 else None
-            clamped = "-" if not tr or "clamped" not in tr else ("yes" if tr["clamped"] else "no")
-            parts.append(f"| {t} | {_f(c and c['section_us'], 1)} | {_spread(c, 'force_ms', 3)} | "
-                         f"{_spread(tr, 'force_ms', 3)} | {_spread(c, 'idle_ms', 3)} | "
-                         f"{_f(c and c.get('model_idle_ms'), 3)} | {_spread(tr, 'idle_ms', 3)} | "
-                         f"{_f(tr and tr.get('model_idle_ms'), 3)} | {_f(tr and tr.get('triangle_step'), 0)} "
-                         f"({_f(tr and tr.get('max_triangle_step'), 0)}) | {clamped} | {_f(ratio, 2)} |")
-        parts.append("")
+        for cells in _sizes(doc):
+            rows = _rows(doc, cells)
+            threads = sorted({r["threads"] for r in rows if r["strategy"] == "critical"})
+            reps = next((r.get("reps") for r in rows if r.get("reps")), None)
+            spread = f"median (min-max) over {reps} evaluations taken in interleaved rounds" if reps else "medians"
+            if cells == _sizes(doc)[0]:
+                parts.append(f"**{_cpu(doc)}**, {rows[0]['atoms']} atoms ({cells} cells): force time and total idle "
+                             f"time of the team per force evaluation (ms), {spread}, beside the model with the "
+                             "measured Tc. *delta (max)*: the measured delta = Tc/t_p and its limit 2N/(Nth(Nth-1)); "
+                             "*clamped*: delta exceeded the limit, so the staircase could not be built and the "
+                             "model's halving cannot hold." + _topology(doc) + "\n")
+            else:
+                parts.append(f"**{_cpu(doc)}**, {rows[0]['atoms']} atoms ({cells} cells): the same columns, {spread}.\n")
+            parts.append("| threads | Tc (us) | critical force | triangle force | critical idle | model Nth(Nth-1)Tc "
+                         "| triangle idle | model Nth(Nth-1)Tc/2 | delta (max) | clamped | triangle / critical idle |")
+            parts.append("|---:|---:|---:|---:|---:|---:|---:|---:|---:|:---:|---:|")
+            for t in threads:
+                c, tr = _find(rows, "critical", t), _find(rows, "triangle", t)
+                ratio = (tr["idle_ms"] / c["idle_ms"]) if c and tr and c["idle_ms"] > 0 else None
+                clamped = "-" if not tr or "clamped" not in tr else ("yes" if tr["clamped"] else "no")
+                parts.append(f"| {t} | {_f(c and c['section_us'], 1)} | {_spread(c, 'force_ms', 3)} | "
+                             f"{_spread(tr, 'force_ms', 3)} | {_spread(c, 'idle_ms', 3)} | "
+                             f"{_f(c and c.get('model_idle_ms'), 3)} | {_spread(tr, 'idle_ms', 3)} | "
+                             f"{_f(tr and tr.get('model_idle_ms'), 3)} | {_f(tr and tr.get('triangle_step'), 0)} "
+                             f"({_f(tr and tr.get('max_triangle_step'), 0)}) | {clamped} | {_f(ratio, 2)} |")
+            parts.append("")
     return "\n".join(parts).rstrip()
 
 
+SIZE_STRATEGIES = ("critical", "triangle", "thread_arrays", "full_list")
+
+
+def _own_speedup(rows, strategy, threads):
+    """The strategy on one thread over the strategy on `threads`: scaling without the serial reference."""
+    one, many = _find(rows, strategy, 1), _find(rows, strategy, threads)
+    return one["force_ms"] / many["force_ms"] if one and many and many["force_ms"] > 0 else None
+
+
 def _size_table(results):
-    parts = ["| machine | cells | atoms | threads | critical | triangle | thread_arrays | full_list |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    parts = ["Force-part speedup at the study's team size (11 threads) and at the largest one, written *over serial "
+             "/ over itself on 1 thread*: the first divides by the serial reference, which is timed on its own "
+             "before the sweep; the second by the same strategy's median on one thread, timed in the same "
+             "interleaved rounds as the rest. The study's row is quoted from it, not measured by this program.\n",
+             "| machine | cells | atoms | evaluations per median | serial (ms) | threads | "
+             + " | ".join(SIZE_STRATEGIES) + " |",
+             "|---|---:|---:|---:|---:|---:|" + "---:|" * len(SIZE_STRATEGIES)]
     for slug in _sweep_slugs(results):
         doc = results[slug]
         for cells in _sizes(doc):
             rows = _rows(doc, cells)
             avail = sorted({r["threads"] for r in rows})
-            t = 11 if 11 in avail else max(avail)
-            vals = [_f((_find(rows, s, t) or {}).get("speedup"), 2, "x")
-                    for s in ("critical", "triangle", "thread_arrays", "full_list")]
-            parts.append(f"| {_cpu(doc)} | {cells} | {rows[0]['atoms']} | {t} | " + " | ".join(vals) + " |")
-    parts.append("| the study (16-core SMP server) | 35 and 55 | | 11 | 5.17x | 5.61x | | |")
+            serial = _find(rows, "serial", 1)
+            for t in sorted({11 if 11 in avail else max(avail), max(avail)}):
+                vals = [f"{_f((_find(rows, s, t) or {}).get('speedup'), 2, 'x')} / {_f(_own_speedup(rows, s, t), 2, 'x')}"
+                        for s in SIZE_STRATEGIES]
+                parts.append(f"| {_cpu(doc)} | {cells} | {rows[0]['atoms']} | {(serial or {}).get('reps', '-')} | "
+                             f"{_spread(serial, 'force_ms', 1)} | {t} | " + " | ".join(vals) + " |")
+    parts.append(f"| {STUDY_LABEL} | not stated | | | | 11 | "
+                 + " | ".join(_f(STUDY_11_THREADS[s], 2, 'x') if s in STUDY_11_THREADS
+                              else "" for s in SIZE_STRATEGIES) + " |")
     return "\n".join(parts)
 
 
-def _loop_rows(doc, lammps=None):
-    """Best strategy per team size of one machine's MD loops; the LAMMPS column only where given."""
+def _loop_rows(doc):
+    """Best strategy per team size of one machine's MD loops."""
     out = []
     rows = [r for r in _rows(doc) if "loop_steps_per_s" in r]
     if not rows:
@@ -145,23 +168,175 @@ def _loop_rows(doc, lammps=None):
         if t not in (1, 2, 4, 8, 16) and t != largest:
             continue
         best = max((r for r in rows if r["threads"] == t), key=lambda r: (r["loop_steps_per_s"], r["strategy"]))
-        ref = _f(lammps.get(t), 0) if lammps else "-"
         out.append(f"| {_cpu(doc)} | {t} | {best['strategy']} | {_f(best['loop_steps_per_s'], 1)} | "
-                   f"{_f(best.get('ns_per_atom_step'), 1)} | {ref} |")
+                   f"{_f(best.get('ns_per_atom_step'), 1)} |")
     return out
 
 
 def _loop(results):
-    parts = ["| machine | threads | best strategy | timesteps/s | ns per atom-step | LAMMPS in.lj, same machine kind |",
-             "|---|---:|---|---:|---:|---:|"]
-    for slug in _sweep_slugs(results):
+    parts = ["| machine | threads | best strategy | timesteps/s | ns per atom-step |", "|---|---:|---|---:|---:|"]
+    for slug in _sweep_slugs(results) + ([DEV_SLUG] if DEV_SLUG in results else []):
         parts += _loop_rows(results[slug])
-    if DEV_SLUG in results:
-        parts += _loop_rows(results[DEV_SLUG], LAMMPS_2CORE)
-    else:
-        parts += [f"| 2-core development machine (no run committed in results/{DEV_SLUG}) | {t} | | | | {_f(v, 0)} |"
-                  for t, v in sorted(LAMMPS_2CORE.items())]
     return "\n".join(parts)
+
+
+def _ranges_apart(a, b, key):
+    """True when the min-max ranges of a measured quantity do not overlap: the two rows are told apart."""
+    return a[key + "_max"] < b[key + "_min"] or b[key + "_max"] < a[key + "_min"]
+
+
+def _teams(rows, strategy="triangle"):
+    """The team sizes (more than one thread) at which `strategy` was measured."""
+    return sorted({r["threads"] for r in rows if r["strategy"] == strategy and r["threads"] > 1})
+
+
+def _count(n, total):
+    return f"all {total}" if n == total else ("none" if n == 0 else f"{n} of {total}")
+
+
+def _list(items):
+    items = list(items)
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _atoms(n):
+    return f"{n:,}"
+
+
+def _overtakes(rows, faster, slower):
+    """The smallest team size from which `faster`'s median speedup beats `slower`'s at every larger one, or None."""
+    teams = _teams(rows, faster)
+    ahead = [(_find(rows, faster, t) or {}).get("speedup", 0) > (_find(rows, slower, t) or {}).get("speedup", 0)
+             for t in teams]
+    first = None
+    for t, a in zip(teams, ahead):
+        first = (first or t) if a else None
+    return first
+
+
+def _sweep_values(doc):
+    """Inline values of one sweep machine (the lesson quotes them in prose), keyed without the slug."""
+    out = {}
+    topo = doc.get("config", {}).get("cpu_topology") or {}
+    out["logical_cores"] = str(doc.get("device", {}).get("logical_cores", MISSING))
+    out["threads_per_core"] = str(topo.get("threads_per_core", MISSING))
+    out["cores"] = (str(int(topo["sockets"]) * int(topo["cores_per_socket"]))
+                    if topo.get("sockets") and topo.get("cores_per_socket") else MISSING)
+    out["hypervisor"] = topo.get("hypervisor") or "none reported"
+
+    rows = _rows(doc)
+    step0, lammps = doc.get("extra", {}).get("step0", {}), doc.get("extra", {}).get("lammps_step0", {})
+    for key, name in (("potential_per_atom", "epair"), ("pressure", "pressure")):
+        out[f"lammps.{name}"] = f"{lammps[key]:.7f}".replace("-", "−") if key in lammps else MISSING
+        out[f"ours.{name}"] = f"{step0[key]:.9f}".replace("-", "−") if key in step0 else MISSING
+
+    # The model's ingredients per system size: delta/N (median over the teams) and the team the staircase fits.
+    for cells in _sizes(doc):
+        crows = _rows(doc, cells)
+        ratios = sorted(r["triangle_step"] / r["atoms"] for r in crows
+                        if r["strategy"] == "triangle" and r["threads"] > 1 and r.get("triangle_step"))
+        if not ratios:
+            continue
+        mid = ratios[len(ratios) // 2]
+        fits = max(n for n in range(2, 1000) if n * (n - 1) < 2 / mid)
+        out[f"atoms.{cells}"] = _atoms(crows[0]["atoms"])
+        out[f"delta_per_atom.{cells}"] = f"{mid:.4f}"
+        out[f"staircase_fits.{cells}"] = str(fits)
+    clamped = [f"{_atoms(r['atoms'])} atoms on {r['threads']} threads" for r in doc.get("rows", [])
+               if r["strategy"] == "triangle" and r.get("clamped")]
+    out["clamped_at"] = _list(clamped) if clamped else "no system size and team measured here"
+
+    # Critical and triangle at the default size: idle against the model, and whether the ranges part.
+    small = [t for t in _teams(rows) if t <= 8]
+    pairs = [(_find(rows, "critical", t), _find(rows, "triangle", t)) for t in small]
+    ratios = [tr["idle_ms"] / c["idle_ms"] for c, tr in pairs if c and tr and c["idle_ms"] > 0]
+    out["idle_ratio_small"] = f"{min(ratios):.2f}–{max(ratios):.2f}" if ratios else MISSING
+    out["small_teams"] = f"{small[0]}–{small[-1]}" if small else MISSING
+    over = [c["idle_ms"] / c["model_idle_ms"] for c, _ in pairs if c and c.get("model_idle_ms")]
+    out["critical_idle_over_model_small"] = f"{min(over):.2g}–{max(over):.2g}×" if over else MISSING
+    out["idle_ranges_apart_small"] = _count(sum(_ranges_apart(c, tr, "idle_ms") for c, tr in pairs), len(pairs))
+    below = [t for t in _teams(rows, "critical")
+             if all(_find(rows, "critical", u)["idle_ms"] < _find(rows, "critical", u)["model_idle_ms"]
+                    for u in _teams(rows, "critical") if u >= t)]
+    out["critical_below_model_from"] = f"every team from {below[0]} threads on" if below else "at no team size"
+    tri_over = [tr["idle_ms"] / tr["model_idle_ms"] for _, tr in pairs if tr and tr.get("model_idle_ms")]
+    out["triangle_idle_over_model_small"] = f"{min(tri_over):.2g}–{max(tri_over):.2g}×" if tri_over else MISSING
+
+    # Force time, every size: how often the ranges part, and how often the triangle median is ahead.
+    total = apart = 0
+    for cells in _sizes(doc):
+        crows = _rows(doc, cells)
+        teams = _teams(crows)
+        ahead = 0
+        for t in teams:
+            c, tr = _find(crows, "critical", t), _find(crows, "triangle", t)
+            total += 1
+            apart += _ranges_apart(c, tr, "force_ms")
+            ahead += tr["force_ms"] < c["force_ms"]
+        out[f"triangle_ahead.{cells}"] = _count(ahead, len(teams))
+        ahead_from = _overtakes(crows, "triangle", "critical")
+        out[f"triangle_ahead_from.{cells}"] = (f"every team from {ahead_from} threads on" if ahead_from
+                                               else "not at the largest team")
+        fl = _overtakes(crows, "full_list", "critical")
+        out[f"full_list_overtakes.{cells}"] = f"from {fl} threads on" if fl else "at no team size"
+        largest = max(teams)
+        out[f"largest_team.{cells}"] = str(largest)
+        for s in SIZE_STRATEGIES:
+            for t in (11, largest):
+                r = _find(crows, s, t)
+                if r:
+                    out[f"over_serial.{cells}.{s}.{t}"] = _f(r["speedup"], 2, "×")
+                    out[f"over_itself.{cells}.{s}.{t}"] = _f(_own_speedup(crows, s, t), 2, "×")
+        serial, one = _find(crows, "serial", 1), _find(crows, "critical", 1)
+        if len(_sizes(doc)) >= 2 and cells == _sizes(doc)[-1]:
+            smaller = _rows(doc, _sizes(doc)[-2])
+            pairs = [(_own_speedup(crows, s, 11), _own_speedup(smaller, s, 11)) for s in SIZE_STRATEGIES]
+            if all(a is not None and b is not None for a, b in pairs):
+                worse = [f"`{s}`" for s, (a, b) in zip(SIZE_STRATEGIES, pairs) if a < b]
+                out["scales_worse.11"] = ("every strategy" if len(worse) == len(SIZE_STRATEGIES)
+                                          else (_list(worse) if worse else "no strategy"))
+        out[f"serial_over_critical1.{cells}"] = _f(serial["force_ms"] / one["force_ms"], 2, "×")
+        out[f"serial_apart_from_critical1.{cells}"] = "apart" if _ranges_apart(serial, one, "force_ms") else "overlapping"
+        out[f"reps.{cells}"] = str(serial.get("reps", MISSING))
+    out["force_ranges_apart"] = _count(apart, total)
+    out["force_ranges_total"] = str(total)
+
+    # Scaling of the two largest systems against each strategy's own one-thread time: do the ranges part?
+    # The range of a ratio runs from the fastest one-thread evaluation over the slowest team one to the reverse.
+    sizes = _sizes(doc)
+    if len(sizes) >= 2:
+        small_rows, large_rows = _rows(doc, sizes[-2]), _rows(doc, sizes[-1])
+        for t in sorted({11, max(_teams(large_rows))} & set(_teams(small_rows)) & set(_teams(large_rows))):
+            parted = []
+            for s in SIZE_STRATEGIES:
+                ranges = []
+                for crows in (small_rows, large_rows):
+                    one, many = _find(crows, s, 1), _find(crows, s, t)
+                    ranges.append((one["force_ms_min"] / many["force_ms_max"], one["force_ms_max"] / many["force_ms_min"]))
+                if ranges[0][1] < ranges[1][0] or ranges[1][1] < ranges[0][0]:
+                    parted.append(f"`{s}`")
+            out[f"scaling_apart.{t}"] = _list(parted) if parted else "none of them"
+
+    # The Gantt chart of the critical method at the largest team: how far apart equal shares finish.
+    tl = next((t for t in doc.get("extra", {}).get("timelines", [])
+               if t["strategy"] == "critical" and t.get("cells") == DEFAULT_CELLS), None)
+    if tl:
+        loops = [th["compute_end_us"] - th["loop_begin_us"] for th in tl["timeline"]]
+        out["gantt_threads"] = str(tl["threads"])
+        out["gantt_loop_spread_pct"] = f"{100 * (max(loops) / min(loops) - 1):.0f}%"
+    return out
+
+
+def values(results: dict[str, dict]) -> dict[str, str]:
+    """Every measured number the lesson's prose shows, as `<slug>.<name>` (README: <!-- value:NAME -->)."""
+    out = {}
+    for slug in _sweep_slugs(results):
+        try:
+            named = _sweep_values(results[slug])
+        except (KeyError, IndexError, TypeError, ValueError, ZeroDivisionError):
+            named = {}
+        out.update({f"{slug}.{name}": text for name, text in named.items()})
+    return out
 
 
 def _image_lines(results):
@@ -209,30 +384,36 @@ def plots(results: dict[str, dict], out_dir: pathlib.Path) -> list[str]:
         if pts:
             ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=s)
     ax.plot(threads_all, threads_all, color="grey", linestyle=":", label="ideal")
-    for s, v in STUDY_11_THREADS.items():
-        ax.scatter([11], [v], marker="*", s=120, zorder=5, label=f"study, {s} ({v}x)")
     ax.set_xlabel("threads")
     ax.set_ylabel("force-part speedup over serial")
-    ax.set_title(f"{rows[0]['atoms'] if rows else ''} atoms, {_cpu(doc)}", fontsize=9)
+    reps = next((r.get("reps") for r in rows if r.get("reps")), "?")
+    ax.set_title(f"{rows[0]['atoms'] if rows else ''} atoms, {_cpu(doc)}: medians of {reps} evaluations "
+                 "(ranges in the tables)", fontsize=9)
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
     fig.tight_layout()
     fig.savefig(out_dir / "ch01_speedup.png", dpi=120)
     plt.close(fig)
 
+    # Log scale, teams of two or more: the model's idle at small teams is a tenth of what was measured,
+    # which a linear axis (stretched by the largest outliers) would hide.
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for s, color in (("critical", "C0"), ("triangle", "C1")):
-        pts = sorted((r["threads"], r["idle_ms"], r.get("model_idle_ms", 0)) for r in rows if r["strategy"] == s)
+        pts = sorted((r["threads"], r["idle_ms"], r.get("model_idle_ms", 0)) for r in rows
+                     if r["strategy"] == s and r["threads"] > 1)
         if pts:
             ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", color=color, label=f"{s}: measured (median)")
             spread = sorted((r["threads"], r["idle_ms_min"], r["idle_ms_max"]) for r in rows
-                            if r["strategy"] == s and "idle_ms_min" in r)
+                            if r["strategy"] == s and "idle_ms_min" in r and r["threads"] > 1)
             if spread:
                 ax.fill_between([p[0] for p in spread], [p[1] for p in spread], [p[2] for p in spread], color=color,
                                 alpha=0.15, label=f"{s}: min-max")
             ax.plot([p[0] for p in pts], [p[2] for p in pts], linestyle="--", color=color, label=f"{s}: model")
     ax.set_xlabel("threads")
     ax.set_ylabel("idle time of the team per force evaluation (ms)")
+    ax.set_yscale("log")
+    ax.set_title(f"{rows[0]['atoms'] if rows else ''} atoms: idle time measured (median, min-max) and modelled",
+                 fontsize=9)
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
     fig.tight_layout()
@@ -243,8 +424,9 @@ def plots(results: dict[str, dict], out_dir: pathlib.Path) -> list[str]:
         timelines = [t for t in doc["extra"]["timelines"]
                      if t.get("cells") == DEFAULT_CELLS and t["strategy"] in ("critical", "triangle")]
         timelines = timelines or doc["extra"]["timelines"][:2]
+        # One time axis for both panels, so that the methods' spans compare by eye.
         fig, axes = plt.subplots(len(timelines), 1, figsize=(8, 1.2 + 0.28 * sum(len(t["timeline"]) for t in timelines)),
-                                 squeeze=False)
+                                 squeeze=False, sharex=True)
         for ax, tl in zip(axes[:, 0], timelines):
             span = max(th["section_exit_us"] for th in tl["timeline"])
             for k, th in enumerate(tl["timeline"]):
@@ -256,9 +438,10 @@ def plots(results: dict[str, dict], out_dir: pathlib.Path) -> list[str]:
                                alpha=0.35)
                 ax.broken_barh([(th["section_enter_us"], th["section_exit_us"] - th["section_enter_us"])],
                                (k - 0.4, 0.8), color="C3")
-            ax.set_title(f"{tl['strategy']}, {tl['threads']} threads: green pair loop, red critical section, "
-                         "pale red idle", fontsize=9)
+            ax.set_title(f"{tl['strategy']}, {tl['threads']} threads: grey zeroing the private array, green pair "
+                         "loop, red critical section, pale red idle", fontsize=9)
             ax.set_ylabel("thread")
+            ax.set_ylim(-0.6, len(tl["timeline"]) - 0.4)
             ax.invert_yaxis()
         axes[-1, 0].set_xlabel("microseconds since the parallel region opened")
         fig.tight_layout()

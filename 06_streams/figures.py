@@ -5,6 +5,11 @@ import pathlib
 
 BLOCKS = ("streams_summary", "streams_scenarios", "streams_sweep", "streams_timelines")
 NO_RESULTS = "No results are committed yet: run `bash 06_streams/bench.sh build results/<gpu>` on a GPU."
+MISSING = "(not measured)"
+# PCIe per lane and direction, in theory: GT/s by generation, and the line code's payload share. Not a
+# measurement: the ceiling a measured copy is held against.
+PCIE_GTS = {1: 2.5, 2: 5.0, 3: 8.0, 4: 16.0, 5: 32.0}
+PCIE_CODE = {1: 8 / 10, 2: 8 / 10, 3: 128 / 130, 4: 128 / 130, 5: 128 / 130}
 
 
 def _fmt(value, kind):
@@ -39,9 +44,13 @@ def _scenarios(results):
     for slug in sorted(results):
         doc = results[slug]
         cal = doc.get("extra", {}).get("calibration", {})
+        dev = doc.get("device", {})
+        engines = (f"{dev['async_engine_count']} copy engines reported by the device (asyncEngineCount), "
+                   if "async_engine_count" in dev else "")
         parts.append(f"**{_device(doc)}**: H2D {_fmt(cal.get('h2d_ms'), 'ms')} ms, D2H {_fmt(cal.get('d2h_ms'), 'ms')} ms, "
                      f"both at once {_fmt(cal.get('both_copies_ms'), 'ms')} ms, kernel {_fmt(cal.get('kernel_ms'), 'ms')} ms "
-                     f"({cal.get('kernel_iterations', '-')} FMAs per element), {cal.get('copy_engines', '-')} copy engines.\n")
+                     f"({cal.get('kernel_iterations', '-')} FMAs per element); {engines}"
+                     f"{cal.get('copy_engines', '-')} in the model (one per copy direction).\n")
         parts.append("| scenario | variant | measured ms | model ms | speedup | model speedup | overlap |")
         parts.append("|---|---|---:|---:|---:|---:|---:|")
         for r in doc.get("rows", []):
@@ -61,34 +70,123 @@ def _sweep(results):
         if not sweep:
             continue
         parts.append(f"**{_device(results[slug])}**\n")
-        parts.append("| N | streams | measured ms | model ms | speedup | model speedup | measured / model |")
-        parts.append("|---:|---:|---:|---:|---:|---:|---:|")
+        parts.append("| N | streams | measured ms | model ms | duplex model ms | speedup | model speedup | measured / model |")
+        parts.append("|---:|---:|---:|---:|---:|---:|---:|---:|")
         for p in sweep:
             parts.append(f"| {p['chunks']} | {p['streams']} | {_fmt(p['measured_ms'], 'ms')} | {_fmt(p['model_ms'], 'ms')} | "
-                         f"{_fmt(p['speedup'], 'ratio')} | {_fmt(p['model_speedup'], 'ratio')} | "
-                         f"{_fmt(p['ratio_to_model'], 'plain')} |")
+                         f"{_fmt(p.get('duplex_model_ms'), 'ms')} | {_fmt(p['speedup'], 'ratio')} | "
+                         f"{_fmt(p['model_speedup'], 'ratio')} | {_fmt(p['ratio_to_model'], 'plain')} |")
         parts.append("")
         parts.append(f"\\image html 06_streams_sweep_{slug}.png\n")
     return "\n".join(parts).rstrip() or NO_RESULTS
 
 
-def _timeline_names(doc):
+def _timeline_figures(doc, slug):
+    """(image name, timeline names) of each timeline figure: one time axis per figure, so that bars compare
+    within it; the pageable pipeline (tens of ms) gets its own, so the chunked ones stay readable."""
     names = [t["name"] for t in doc.get("extra", {}).get("timelines", [])]
-    pipeline = [n for n in names if n.startswith("pipeline N=") or n in ("pageable host memory", "pinned host memory")]
+    memory = [n for n in names if n in ("pageable host memory", "pinned host memory")]
+    pipeline = [n for n in names if n.startswith("pipeline N=")]
     issue = [n for n in names if n.startswith("1 queue, ") and not n.endswith("(model)")]
     issue += [n for n in names if n.startswith("8 queues, 4 streams") and n.endswith("depth_first")]
-    return pipeline, issue
+    figures = ((f"06_streams_pageable_timelines_{slug}.png", memory),
+               (f"06_streams_pipeline_timelines_{slug}.png", pipeline),
+               (f"06_streams_issue_order_timelines_{slug}.png", issue))
+    return [(image, chosen) for image, chosen in figures if chosen]
 
 
 def _timelines(results):
-    parts = []
-    for slug in sorted(results):
-        pipeline, issue = _timeline_names(results[slug])
-        if pipeline:
-            parts.append(f"\\image html 06_streams_pipeline_timelines_{slug}.png\n")
-        if issue:
-            parts.append(f"\\image html 06_streams_issue_order_timelines_{slug}.png\n")
+    parts = [f"\\image html {image}\n" for slug in sorted(results)
+             for image, _ in _timeline_figures(results[slug], slug)]
     return "\n".join(parts).rstrip() or NO_RESULTS
+
+
+def _row(doc, scenario, variant):
+    return next(r for r in doc.get("rows", []) if r.get("scenario") == scenario and r.get("variant") == variant)
+
+
+def _orders(setting):
+    return {o["order"]: o["wall_ms"] for o in setting["orders"]}
+
+
+def _setting(extra_list, connections, streams):
+    return next(s for s in extra_list if s["connections"] == connections and s["streams"] == streams)
+
+
+def _span(values):
+    lo, hi = min(values), max(values)
+    return f"{lo:.3f}" if f"{lo:.3f}" == f"{hi:.3f}" else f"{lo:.3f}–{hi:.3f}"
+
+
+def _gpu_values(doc):
+    """name -> getter of one inline value; a getter that fails means the results lack it."""
+    extra, dev = doc.get("extra", {}), doc.get("device", {})
+    cal, best = extra.get("calibration", {}), extra.get("summary", {}).get("balanced_pipeline", {})
+    kernels, copies = extra.get("issue_order", []), extra.get("issue_order_copies", [])
+
+    def link_gbs():
+        gen, width = dev["pcie_generation"], dev["pcie_width"]
+        return PCIE_GTS[gen] * PCIE_CODE[gen] * width / 8
+
+    def h2d_gbs():
+        return doc["config"]["size_bytes"] / (cal["h2d_ms"] * 1e-3) / 1e9
+
+    values = {
+        "async_engine_count": lambda: str(dev["async_engine_count"]),
+        "concurrent_kernels": lambda: "yes" if dev["concurrent_kernels"] else "no",
+        "model_copy_engines": lambda: str(cal["copy_engines"]),
+        "pcie": lambda: f"gen{dev['pcie_generation']} x{dev['pcie_width']}",
+        "pcie_gbs": lambda: f"{link_gbs():.0f}",
+        "h2d_gbs": lambda: f"{h2d_gbs():.0f}",
+        "h2d_pct_of_link": lambda: f"{100 * h2d_gbs() / link_gbs():.0f}%",
+        "h2d_ms": lambda: f"{cal['h2d_ms']:.3f}",
+        "d2h_ms": lambda: f"{cal['d2h_ms']:.3f}",
+        "both_ms": lambda: f"{cal['both_copies_ms']:.3f}",
+        "both_over_one": lambda: f"{cal['both_copies_ms'] / max(cal['h2d_ms'], cal['d2h_ms']):.2f}×",
+        "best_n": lambda: str(best["best_chunks"]),
+        "best_speedup": lambda: _fmt(best["measured_speedup"], "ratio").replace("x", "×"),
+        "best_model_speedup": lambda: _fmt(best["model_speedup"], "ratio").replace("x", "×"),
+        "pinned_overlap": lambda: _fmt(_row(doc, "pageable_vs_pinned", "pinned")["overlap"], "plain"),
+        "small_kernels_speedup": lambda: _fmt(_row(doc, "kernel_concurrency", "small: 8 launches, 8 streams")["speedup"],
+                                              "ratio").replace("x", "×"),
+        "big_kernels_speedup": lambda: _fmt(_row(doc, "kernel_concurrency", "big: 4 launches, 4 streams")["speedup"],
+                                            "ratio").replace("x", "×"),
+        "copies_all_orders_ms": lambda: _span([ms for c in copies if c["streams"] == 4 for ms in _orders(c).values()]),
+        "one_queue_depth_over_breadth": lambda: _fmt(
+            _orders(_setting(kernels, 1, 4))["depth_first"] / _orders(_setting(kernels, 1, 4))["breadth_first"],
+            "ratio").replace("x", "×"),
+    }
+    for name, (connections, streams) in {"one_queue": (1, 4), "eight_queues": (8, 4), "shared_queues": (8, 32)}.items():
+        for order in ("depth_first", "breadth_first", "staggered"):
+            values[f"{name}.{order}_ms"] = (lambda c=connections, n=streams, o=order:
+                                           f"{_orders(_setting(kernels, c, n))[o]:.2f}")
+    # A verdict read from the data: where the staggered order stands among the three on one queue.
+    values["one_queue.staggered_verdict"] = lambda: _verdict(_orders(_setting(kernels, 1, 4)))
+    return values
+
+
+def _verdict(walls):
+    """Where staggered issue stands against depth-first and breadth-first, in words (2 % counts as a tie)."""
+    st, df, bf = walls["staggered"], walls["depth_first"], walls["breadth_first"]
+    if st < 0.98 * min(df, bf):
+        return "faster than both"
+    if st <= 1.02 * bf and st <= 1.02 * df:
+        return "level with both"
+    if st <= 1.02 * bf:
+        return "level with breadth-first"
+    return "between the two" if st < 0.98 * df else "no faster than depth-first"
+
+
+def values(results: dict[str, dict]) -> dict[str, str]:
+    """Every measured number the lesson's prose shows, as `<gpu slug>.<name>` (README: <!-- value:NAME -->)."""
+    out = {}
+    for slug in sorted(results):
+        for name, get in _gpu_values(results[slug]).items():
+            try:
+                out[f"{slug}.{name}"] = get()
+            except (KeyError, StopIteration, TypeError, ValueError, ZeroDivisionError):
+                out[f"{slug}.{name}"] = MISSING
+    return out
 
 
 def tables(results: dict[str, dict]) -> dict[str, str]:
@@ -98,7 +196,15 @@ def tables(results: dict[str, dict]) -> dict[str, str]:
             "streams_sweep": _sweep(results), "streams_timelines": _timelines(results)}
 
 
-def _plot_timelines(plt, timelines, path):
+# What a bar of each figure spans. Event pairs bracket an operation from when its stream reaches it, so a bar
+# includes any wait for a busy engine: two bars of one kind side by side were in flight together, not
+# necessarily moving data together. The issue-order kernels time themselves on the GPU's global timer.
+EVENT_BARS = "ms since the base event; a bar runs from when its stream reached the operation to its end, waits " \
+             "for a busy engine included"
+KERNEL_CLOCK_BARS = "ms since the first kernel started; each bar is a kernel's own start and end on the GPU's global timer"
+
+
+def _plot_timelines(plt, timelines, path, xlabel=EVENT_BARS):
     colors = {"H": "tab:blue", "K": "tab:orange", "D": "tab:green", "C": "tab:purple", "S": "tab:gray"}
     height = sum(len(t["rows"]) for t in timelines) * 0.35 + len(timelines) * 0.6 + 0.5
     fig, axes = plt.subplots(len(timelines), 1, figsize=(10, height), squeeze=False)
@@ -109,14 +215,17 @@ def _plot_timelines(plt, timelines, path):
                 bars = [(i["start_ms"], i["end_ms"] - i["start_ms"]) for i in t["intervals"]
                         if i["row"] == row and i["kind"] == kind]
                 if bars:
-                    ax.broken_barh(bars, (row - 0.4, 0.8), facecolors=color, edgecolor="white", linewidth=0.3,
-                                   label=kind if row == 0 else None)
+                    ax.broken_barh(bars, (row - 0.4, 0.8), facecolors=color, edgecolor="white", linewidth=0.3)
         ax.set_yticks(range(len(t["rows"])), t["rows"], fontsize=7)
         ax.invert_yaxis()
         ax.set_xlim(0, end * 1.02)
         ax.set_title(t["name"], fontsize=9, loc="left")
-    axes[-1, 0].set_xlabel("ms since the base event (H = copy in, K = kernel, D = copy out, C = host function)")
-    fig.tight_layout()
+    names = {"H": "H: copy in", "K": "K: kernel", "D": "D: copy out", "C": "C: host function", "S": "S: spin"}
+    shown = {i["kind"] for t in timelines for i in t["intervals"]}
+    handles = [plt.Rectangle((0, 0), 1, 1, color=colors[k]) for k in colors if k in shown]
+    fig.legend(handles, [names[k] for k in colors if k in shown], loc="upper right", ncol=len(handles), fontsize=8)
+    axes[-1, 0].set_xlabel(xlabel, fontsize=9)
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.35 / height))
     fig.savefig(path, dpi=110)
     plt.close(fig)
 
@@ -148,10 +257,8 @@ def plots(results: dict[str, dict], out_dir: pathlib.Path) -> list[str]:
             plt.close(fig)
             written.append(name)
         by_name = {t["name"]: t for t in doc.get("extra", {}).get("timelines", [])}
-        pipeline, issue = _timeline_names(doc)
-        for names, name in ((pipeline, f"06_streams_pipeline_timelines_{slug}.png"),
-                            (issue, f"06_streams_issue_order_timelines_{slug}.png")):
-            if names:
-                _plot_timelines(plt, [by_name[n] for n in names], out_dir / name)
-                written.append(name)
+        for name, names in _timeline_figures(doc, slug):
+            _plot_timelines(plt, [by_name[n] for n in names], out_dir / name,
+                            KERNEL_CLOCK_BARS if "issue_order" in name else EVENT_BARS)
+            written.append(name)
     return written

@@ -1,0 +1,106 @@
+"""figures_values.py: the lesson's generated prose follows the results, not the other way round.
+
+1. Every inline value the README shows is one the committed results give (never the placeholder), no
+   value is placed where Doxygen would mangle it, and the prose outside generated text types no measured
+   number (a decimal followed by x, ×, ms, µs or %).
+2. Made-up results with the opposite story (two threads per core, triangle told apart from critical,
+   full_list ahead from 4 threads, no clamp) make the same values say so: a verdict typed into figures.py
+   instead of read from the data would fail here.
+3. No number this program did not measure stands in a table as if it were its own: the quoted study row
+   names its source, and no LAMMPS timing is shown.
+Exit 1, naming what differs."""
+import copy
+import importlib.util
+import json
+import pathlib
+import re
+import sys
+
+chapter = pathlib.Path(__file__).resolve().parent.parent
+spec = importlib.util.spec_from_file_location("figures_01", chapter / "figures.py")
+figures = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(figures)
+failures = []
+
+
+def expect(what, got, want):
+    if got != want:
+        failures.append(f"{what}: got {got!r}, expected {want!r}")
+
+
+committed = {path.parent.name: json.loads(path.read_text())
+             for path in sorted((chapter.parent / "results").glob("*/01_critical_vs_triangle.json"))}
+readme = (chapter / "README.md").read_text()
+given = figures.values(committed)
+for name in re.findall(r"<!-- value:([\w.-]+) -->", readme):
+    if given.get(name, figures.MISSING) == figures.MISSING:
+        failures.append(f"value {name}: the committed results do not give it")
+for line in readme.splitlines():
+    if re.match(r"\s*<!-- value:", line) or "<!-- /value --> " in line:
+        failures.append(f"README line starts with a value, or a plain space follows one: {line.strip()}")
+prose = re.sub(r"<!-- BEGIN generated:([\w.-]+) -->.*?<!-- END generated:\1 -->", "", readme, flags=re.S)
+prose = re.sub(r"<!-- value:[\w.-]+ -->.*?<!-- /value -->", "", prose, flags=re.S)
+prose = re.sub(r"```.*?```", "", prose, flags=re.S)
+for typed in re.findall(r"\d+\.\d+\s*(?:x|×|ms|µs|us|%)(?!\w)", prose):
+    failures.append(f"a measured number typed into the prose: {typed}")
+
+# 2. A made-up sweep: two sizes, teams 1, 2, 4, 8; everything measured tells another story.
+def row(cells, strategy, threads, force, spread=0.01, idle=1.0, **extra):
+    r = {"cells": cells, "atoms": 4 * cells ** 3, "strategy": strategy, "threads": threads, "reps": 5,
+         "force_ms": force, "force_ms_min": force * (1 - spread), "force_ms_max": force * (1 + spread),
+         "idle_ms": idle, "idle_ms_min": idle * 0.9, "idle_ms_max": idle * 1.1, "speedup": 0.0,
+         "section_us": 10.0, "model_idle_ms": 0.5 * idle}
+    r.update(extra)
+    return r
+
+
+rows = []
+for cells in (20, 35):
+    serial = 100.0 * cells
+    rows.append(row(cells, "serial", 1, serial, idle=0.0))
+    for t in (1, 2, 4, 8):
+        crit = serial / t * 1.3
+        rows += [row(cells, "critical", t, crit, idle=2.0 * t),
+                 row(cells, "triangle", t, crit * 0.7, idle=1.0 * t, triangle_step=0.001 * 4 * cells ** 3,
+                     max_triangle_step=1e9, clamped=False),  # 30 % faster: ranges of 1 % cannot overlap
+                 row(cells, "thread_arrays", t, crit),
+                 row(cells, "full_list", t, crit * (1.2 if t < 4 else 0.8))]
+for r in rows:
+    r["speedup"] = next(s["force_ms"] for s in rows if s["cells"] == r["cells"] and s["strategy"] == "serial") / r["force_ms"]
+made_up = {"rows": rows, "device": {"cpu": "Made-up CPU", "logical_cores": 8},
+           "config": {"cpu_topology": {"threads_per_core": "2", "cores_per_socket": "4", "sockets": "1"}},
+           "extra": {}}
+v = figures.values({"made_up": made_up})
+expect("threads per core", v.get("made_up.threads_per_core"), "2")
+expect("cores", v.get("made_up.cores"), "4")
+expect("hypervisor", v.get("made_up.hypervisor"), "none reported")
+expect("force ranges apart", v.get("made_up.force_ranges_apart"), "all 6")
+expect("triangle ahead", v.get("made_up.triangle_ahead.20"), "all 3")
+expect("full_list overtakes", v.get("made_up.full_list_overtakes.20"), "from 4 threads on")
+expect("clamp", v.get("made_up.clamped_at"), "no system size and team measured here")
+expect("idle ratio", v.get("made_up.idle_ratio_small"), "0.50–0.50")
+tables = figures.tables({"made_up": made_up})
+if "made_up" in json.dumps(tables) and "Made-up CPU" not in tables["cvt_sweep"]:
+    failures.append("the sweep table does not name the made-up machine")
+
+# 2b. The same data with full_list never ahead: the overtaking value must say so.
+never = copy.deepcopy(made_up)
+for r in never["rows"]:
+    if r["strategy"] == "full_list":
+        r["speedup"] = 0.1
+expect("full_list never ahead", figures.values({"made_up": never}).get("made_up.full_list_overtakes.20"),
+       "at no team size")
+
+# 3. Quoted numbers are labelled; no LAMMPS timing beside this program's rows.
+sizes = figures.tables(committed)["cvt_sizes"]
+study_rows = [line for line in sizes.splitlines() if "5.17x" in line]
+if not study_rows or not all("quoted from the 2012 study" in line for line in study_rows):
+    failures.append(f"the study's 5.17x must stand only in a row that names it as quoted: {study_rows}")
+if "5.17x" in figures.tables(committed)["cvt_sweep"]:
+    failures.append("the study's figure stands in this program's sweep table")
+if "LAMMPS" in figures.tables(committed)["cvt_loop"]:
+    failures.append("the whole-loop table shows a LAMMPS figure that this program did not measure")
+
+for f in failures:
+    print(f, file=sys.stderr)
+sys.exit(1 if failures else 0)
