@@ -91,7 +91,7 @@ TEST_SUITE("exercise 04.1") {
     }
   }
 
-  TEST_CASE("the busy threads are 0 … stride − 1 and each busy warp reads 32 consecutive slots") {
+  TEST_CASE("the busy threads are 0 … stride − 1 and each busy warp reads and writes consecutive slots") {
     for (unsigned block : checks::all_blocks)
       for (unsigned stride = block / 2; stride > 0; stride /= 2) {
         CAPTURE(block);
@@ -103,12 +103,21 @@ TEST_SUITE("exercise 04.1") {
           ++busy;
         }
         CHECK(busy == stride);
-        // Consecutive slots are consecutive 8-byte words: the fewest wavefronts a warp can need.
-        for (unsigned tid = 1; tid < busy; ++tid) {
-          const SlotPair previous = interleaved_pair(tid - 1, stride), pair = interleaved_pair(tid, stride);
-          if (tid % 32 == 0) continue;  // a new warp may start anywhere
-          CHECK(pair.src == previous.src + 1);
-          CHECK(pair.dst == previous.dst + 1);
+        // A warp's slots form one run of consecutive slots (in either order): consecutive 8-byte words,
+        // the fewest wavefronts 32 lanes can need.
+        for (unsigned warp = 0; warp * 32 < busy; ++warp) {
+          std::set<int> sources, destinations;
+          const unsigned lanes = std::min(32u, busy - warp * 32);
+          for (unsigned lane = 0; lane < lanes; ++lane) {
+            const SlotPair pair = interleaved_pair(warp * 32 + lane, stride);
+            sources.insert(pair.src);
+            destinations.insert(pair.dst);
+          }
+          CAPTURE(warp);
+          CHECK(sources.size() == lanes);
+          CHECK(*sources.rbegin() - *sources.begin() + 1 == static_cast<int>(lanes));
+          CHECK(destinations.size() == lanes);
+          CHECK(*destinations.rbegin() - *destinations.begin() + 1 == static_cast<int>(lanes));
         }
       }
   }
