@@ -29,7 +29,8 @@ unsigned shared_wavefronts(std::span<const unsigned> slots, unsigned element_byt
 #else
   // TODO (exercise 04.2): the model gets 4-byte elements right, but not the lesson's 8-byte sums (see
   // the task); find the bug and fix it.
-  for (const unsigned slot : slots) words_of_bank[slot % 32].insert(slot);
+  for (const unsigned slot : slots)
+    words_of_bank[slot % 32].insert(slot);
 #endif
 // END SOLUTION 04.2
   std::size_t busiest = 0;
