@@ -59,7 +59,7 @@ LaunchShape two_blocks_per_block(std::size_t n, unsigned block, int /*sm_count*/
 }
 
 const Variant exercise_table[] = {
-    {"neighbored_less_x2", "exercise 03.3: two elements per thread on load, then the neighbored_less tree",
+    {"neighbored_less_x2", "exercise 03.3: a block sums two blocks' worth of elements, no thread idle at the first step",
      "(exercise; the book's reduceUnrolling2 idea on chapter 03's tree)", "ceil(n / (2*block))",
      two_blocks_per_block, launch_neighbored_less_x2<int>, launch_neighbored_less_x2<float>},
 };
