@@ -5,6 +5,9 @@
     for (int k = 0; k < kLoads; ++k)
       v[k] = body[std::min(first + static_cast<std::size_t>(k) * threads, vectors - 1)];
 #pragma unroll
-    for (int k = 0; k < kLoads; ++k)
-      sum += static_cast<Acc>(v[k].x) + static_cast<Acc>(v[k].y) + static_cast<Acc>(v[k].z) + static_cast<Acc>(v[k].w);
+    for (int k = 0; k < kLoads; ++k) {
+      const Acc four = static_cast<Acc>(v[k].x) + static_cast<Acc>(v[k].y) + static_cast<Acc>(v[k].z) +
+                       static_cast<Acc>(v[k].w);
+      sum += four;
+    }
   }
