@@ -1,10 +1,9 @@
 // Chapter 03: the neighbored pair tree (the book's reduceNeighbored / reduceNeighboredLess).
 // One kernel, two rules for "which thread adds which pair": the whole difference is divergence.
+#include "neighbored_less_slot.cuh"
 #include "reduce_divergence.hpp"
 #include "reduce_ladder/device.cuh"
 #include "reduce_ladder/two_pass.cuh"
-// src/neighbored_less_slot.cuh, or lab/neighbored_less_slot.cuh in lab mode (see CMakeLists.txt).
-#include REDUCE_NEIGHBORED_LESS_SLOT_HEADER
 
 namespace reduce {
 namespace {
@@ -62,10 +61,10 @@ void launch_neighbored(const T* input, std::size_t n, accumulator_t<T>* result, 
 // [divergence_variants]
 const Variant divergence_table[] = {
     {"neighbored", "divergence: tid % (2*stride) keeps a few lanes of every warp busy",
-     "reduceNeighbored (Harris reduce0, blog reduce0)", "ceil(n / block)", one_element_per_thread,
+     "reduceNeighbored (Harris reduce0, blog reduce0)", "ceil(n / block)", neighbored_shape,
      launch_neighbored<int, NeighboredRule>, launch_neighbored<float, NeighboredRule>},
     {"neighbored_less", "no divergence: pair k goes to thread k, whole warps idle together",
-     "reduceNeighboredLess (Harris reduce1, blog reduce1)", "ceil(n / block)", one_element_per_thread,
+     "reduceNeighboredLess (Harris reduce1, blog reduce1)", "ceil(n / block)", neighbored_shape,
      launch_neighbored<int, NeighboredLessRule>, launch_neighbored<float, NeighboredLessRule>},
 };
 // [divergence_variants]

@@ -1,9 +1,8 @@
 // Chapter 04: the interleaved pair tree (the book's reduceInterleaved, Harris' "sequential addressing").
+#include "interleaved_pair.cuh"
 #include "reduce_interleaved.hpp"
 #include "reduce_ladder/device.cuh"
 #include "reduce_ladder/two_pass.cuh"
-// src/interleaved_pair.cuh, or lab/interleaved_pair.cuh in lab mode (see CMakeLists.txt).
-#include REDUCE_INTERLEAVED_PAIR_HEADER
 
 namespace reduce {
 namespace {
@@ -21,7 +20,7 @@ __global__ void interleaved_kernel(const T* input, std::size_t n, accumulator_t<
   s[tid] = i < n ? static_cast<Acc>(input[i]) : Acc(0);
   __syncthreads();
   for (unsigned stride = blockDim.x / 2; stride > 0; stride /= 2) {
-    const SlotPair p = interleaved_pair(tid, stride);  // tid < stride: {tid, tid + stride}
+    const SlotPair p = interleaved_pair(tid, stride);
     if (p.dst >= 0) s[p.dst] += s[p.src];
     __syncthreads();
   }

@@ -10,4 +10,9 @@ namespace reduce {
 /// The chapter's variant table: interleaved.
 std::span<const Variant> interleaved_variants();
 
+/// Exercise 04.3's rung, interleaved_grid_stride, in a table of its own: the program
+/// reduce_interleaved_exercise runs it beside the lesson's rung (the lesson's table and results do not
+/// change).
+std::span<const Variant> interleaved_exercise_variants();
+
 }  // namespace reduce

@@ -63,6 +63,9 @@ __global__ void __launch_bounds__(1024) persistent_kernel(const T* __restrict__ 
   const Vec* body = reinterpret_cast<const Vec*>(input + head);
 
   Acc sum = 0;
+// [persistent_kernel]
+// BEGIN SOLUTION 05.3
+#ifndef COURSE_STUB_05_3
   for (std::size_t first = thread; first < vectors; first += threads * kLoads) {
     // Loads first, unconditionally (an index past the end is clamped to the last vector and its value
     // dropped below): a load inside an `if` tends to be paired with its add, one load in flight.
@@ -77,6 +80,17 @@ __global__ void __launch_bounds__(1024) persistent_kernel(const T* __restrict__ 
       if (first + static_cast<std::size_t>(k) * threads < vectors) sum += four;
     }
   }
+#else
+  // TODO (exercise 05.3): add the 4·vectors elements of the body (from input + head, 16-byte aligned)
+  // into `sum`, each exactly once across the grid. As given this is right but slow: one 4-byte load in
+  // flight per thread at a time, far too few bytes in flight to keep the memory busy (see the task).
+  const T* words = input + head;
+#pragma unroll 1
+  for (std::size_t i = thread; i < 4 * vectors; i += threads) sum += static_cast<Acc>(words[i]);
+  (void)body;
+#endif
+// END SOLUTION 05.3
+// [persistent_kernel_finish]
   if (thread < head) sum += static_cast<Acc>(input[thread]);
   if (thread < n - tail_begin) sum += static_cast<Acc>(input[tail_begin + thread]);
 
@@ -103,7 +117,7 @@ __global__ void __launch_bounds__(1024) persistent_kernel(const T* __restrict__ 
     }
   }
 }
-// [persistent_kernel]
+// [persistent_kernel_finish]
 
 template <class T>
 void launch_shuffle_unroll8(const T* input, std::size_t n, accumulator_t<T>* result, LaunchShape shape,

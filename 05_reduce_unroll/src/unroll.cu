@@ -6,8 +6,7 @@
 #include "reduce_ladder/device.cuh"
 #include "reduce_unroll.hpp"
 #include "unroll_load.cuh"
-// src/warp_tail.cuh, or lab/warp_tail.cuh in lab mode (see CMakeLists.txt).
-#include REDUCE_WARP_TAIL_HEADER
+#include "warp_tail.cuh"
 
 namespace reduce {
 namespace {

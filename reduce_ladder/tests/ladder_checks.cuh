@@ -6,6 +6,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <map>
 #include <set>
 #include <span>
@@ -21,6 +24,43 @@ namespace reduce::checks {
 
 inline constexpr std::size_t big = std::size_t{1} << 24;
 inline constexpr unsigned all_blocks[] = {64, 128, 256, 512, 1024};
+
+/// The seed of an exercise's inputs: COURSE_SEED when the grader sets it (a fresh one per grading
+/// run), else `fallback`, so that a plain run is reproducible.
+inline std::uint64_t seed_from_env(std::uint64_t fallback) {
+  const char* text = std::getenv("COURSE_SEED");
+  if (text == nullptr || *text == '\0') return fallback;
+  char* end = nullptr;
+  const unsigned long long seed = std::strtoull(text, &end, 10);
+  return end != nullptr && *end == '\0' ? seed : fallback;
+}
+
+/// `count` sizes drawn from `seed`, spread over [1, limit] on a log scale (small and large alike), so
+/// that a grader's fresh seed also brings sizes nobody tuned for.
+inline std::vector<std::size_t> random_sizes(std::uint64_t seed, std::size_t count, std::size_t limit) {
+  const std::vector<int> draws = random_ints(2 * count, 0, 1 << 30, seed ^ 0x5eedu);
+  std::vector<std::size_t> sizes;
+  for (std::size_t i = 0; i < count; ++i) {
+    const double fraction = static_cast<double>(draws[2 * i]) / (1 << 30);
+    const auto size = static_cast<std::size_t>(std::pow(static_cast<double>(limit), fraction));
+    sizes.push_back(std::clamp<std::size_t>(size + static_cast<std::size_t>(draws[2 * i + 1] % 7), 1, limit));
+  }
+  return sizes;
+}
+
+/// For the GPU case of a CPU-graded exercise: true when a GPU is usable. Without one the case checks
+/// nothing and says so (the exercise's CPU cases grade it), unless REQUIRE_GPU=1, which makes the
+/// missing GPU a failure, as for every GPU test.
+inline bool gpu_present_for_cpu_exercise() {
+  if (course::usable_device_count() > 0) return true;
+  const char* require = std::getenv("REQUIRE_GPU");
+  if (require != nullptr && std::strcmp(require, "1") == 0) {
+    FAIL("REQUIRE_GPU=1 but no usable CUDA device");
+    return false;
+  }
+  MESSAGE("no usable GPU: the kernel's sums are not checked here (the CPU cases grade this exercise)");
+  return false;
+}
 
 /// 1, 2, 31, 32, 33, block − 1, block + 1, odd non-powers of two, 2^24 and 2^24 + 3.
 inline std::vector<std::size_t> awkward_sizes(unsigned block, bool include_big) {
@@ -38,12 +78,22 @@ inline std::vector<std::size_t> awkward_sizes(unsigned block, bool include_big) 
 inline constexpr std::size_t offsets[] = {0, 1, 2, 3};
 inline constexpr std::size_t capacity = big + 3 + 3;
 
+/// The sizes a check runs at one block size: the awkward ones, plus `extra` (an exercise's sizes drawn
+/// from its seed).
+inline std::vector<std::size_t> sizes_for(unsigned block, bool include_big, std::span<const std::size_t> extra) {
+  std::vector<std::size_t> sizes = awkward_sizes(block, include_big);
+  sizes.insert(sizes.end(), extra.begin(), extra.end());
+  return sizes;
+}
+
 /// Runs `variant` on ints and checks the exact 64-bit sum, twice in a row (the single-pass rungs must
-/// leave their ticket ready for the next launch).
-inline void check_ints(std::span<const Variant> variants, std::span<const unsigned> blocks, bool include_big) {
+/// leave their ticket ready for the next launch). `seed` draws the data; `extra` adds sizes (at most
+/// `big`) to the awkward ones.
+inline void check_ints(std::span<const Variant> variants, std::span<const unsigned> blocks, bool include_big,
+                       std::uint64_t seed = 7, std::span<const std::size_t> extra = {}) {
   const int sm_count = course::require_device(0).sm_count;
   // Magnitudes near 2^30 with a positive mean: a 32-bit accumulator overflows after a few elements.
-  const std::vector<int> host = random_ints(capacity, -(1 << 30), (1 << 30) + (1 << 29), 7);
+  const std::vector<int> host = random_ints(capacity, -(1 << 30), (1 << 30) + (1 << 29), seed);
   course::DeviceBuffer<int> input(capacity);
   input.upload(host);
   course::DeviceBuffer<long long> result(1);
@@ -51,7 +101,7 @@ inline void check_ints(std::span<const Variant> variants, std::span<const unsign
   std::map<std::pair<std::size_t, std::size_t>, long long> expected;
   std::size_t scratch = 8;
   for (const unsigned block : blocks)
-    for (const std::size_t n : awkward_sizes(block, include_big))
+    for (const std::size_t n : sizes_for(block, include_big, extra))
       for (const std::size_t offset : offsets) {
         expected.try_emplace({offset, n}, reference_sum(std::span<const int>(host.data() + offset, n)));
         for (const auto& v : variants)
@@ -61,7 +111,7 @@ inline void check_ints(std::span<const Variant> variants, std::span<const unsign
 
   for (const auto& v : variants)
     for (const unsigned block : blocks)
-      for (const std::size_t n : awkward_sizes(block, include_big))
+      for (const std::size_t n : sizes_for(block, include_big, extra))
         for (const std::size_t offset : offsets) {
           const LaunchShape shape = v.shape(n, block, sm_count);
           for (int repeat = 0; repeat < 2; ++repeat) {
@@ -87,10 +137,10 @@ inline long double float_tolerance(std::size_t n, LaunchShape shape, long double
   return static_cast<long double>(chain) * 0x1.0p-24L * sum_abs + 1e-30L;
 }
 
-/// Float sums against a long double reference within float_tolerance.
-inline void check_floats(std::span<const Variant> variants, std::span<const unsigned> blocks) {
+/// Float sums against a long double reference within float_tolerance (`seed` draws the data).
+inline void check_floats(std::span<const Variant> variants, std::span<const unsigned> blocks, std::uint64_t seed = 11) {
   const int sm_count = course::require_device(0).sm_count;
-  const std::vector<float> host = random_floats(capacity, -1.0f, 1.25f, 11);
+  const std::vector<float> host = random_floats(capacity, -1.0f, 1.25f, seed);
   course::DeviceBuffer<float> input(capacity);
   input.upload(host);
   course::DeviceBuffer<float> result(1);
