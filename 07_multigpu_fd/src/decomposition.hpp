@@ -1,8 +1,10 @@
 /// \file decomposition.hpp
 /// \brief Splitting ny rows into slabs along y, and which rows each halo exchange moves where.
-/// Pure host code: the CPU tests check it for thousands of (ny, slabs), and the lab rewrites it.
+/// Pure host code: the CPU tests check it for thousands of (ny, slabs); slab_rows is exercise 07.1,
+/// halo_copies exercise 07.2.
 #pragma once
 #include <cstddef>
+#include <span>
 #include <vector>
 
 namespace wave {
@@ -30,9 +32,13 @@ struct HaloCopy {
   bool operator==(const HaloCopy&) const = default;
 };
 
-/// Every copy one step needs, in slab order: slab s sends its first `halo` rows up to slab s−1's ghost
-/// rows below it, and its last `halo` rows down to slab s+1's ghost rows above it. Edges of the grid
-/// send nothing (their ghost rows stay zero: the rigid boundary). Requires every slab ≥ halo rows.
+/// Every copy one step needs when the grid is cut into `slabs` (consecutive row ranges, in order, each
+/// at least `halo` rows), in slab order: slab s sends its first `halo` rows up to slab s−1's ghost rows
+/// below it, and its last `halo` rows down to slab s+1's ghost rows above it. Edges of the grid send
+/// nothing (their ghost rows stay zero: the rigid boundary). Only the slabs' heights matter.
+std::vector<HaloCopy> halo_copies(std::span<const RowRange> slabs);
+
+/// The copies for ny rows cut into `slabs` slabs by slab_rows. Requires every slab ≥ halo rows.
 std::vector<HaloCopy> halo_copies(int ny, int slabs);
 
 /// The local rows one step computes in each part when it overlaps the exchange: the `top` and

@@ -279,6 +279,9 @@ void launch_tiled_vec4(const StepArgs& a, cudaStream_t stream) {
 constexpr Variant variant_table[] = {
     {"naive_global", launch_naive_global, "one thread per cell; 17 global loads, each behind a bounds check",
      "global"},
+    {"shared_tile", launch_shared_tile,
+     "the textbook stencil: each block stages its tile of cells and their 4-cell border in shared memory",
+     "shared (2-D tile)"},
     {"shared_line", launch_shared_line<32, false, false, 0>,
      "the book's kernel: 32-thread blocks march down all rows; x from a shared line, y from a register window",
      "shared + registers"},

@@ -39,6 +39,10 @@ struct Variant {
   const char* reads_memory;  ///< how neighbours are fetched (for the table)
 };
 
+/// The shared_tile rung (src/shared_tile.cu, exercise 07.3): one step of rows [args.row_begin,
+/// args.row_end), each block staging its cells' stars in shared memory.
+void launch_shared_tile(const StepArgs& args, cudaStream_t stream);
+
 /// Every rung, slowest first.
 std::span<const Variant> variants();
 /// The rung called `name`; throws course::UsageError naming the choices when there is none.

@@ -2,6 +2,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
+#include <utility>
 
 #include "common/timing.cuh"
 #include "runs.hpp"
@@ -13,8 +15,18 @@ bool run_ladder(RunContext& ctx) {
   course::RowTable& table = ctx.report.table("ladder");
   std::vector<Measurement> measured;
   double previous = 0;
+  // Every rung runs the same number of steps with the same arithmetic, so each must end with the first
+  // rung's field bit for bit: a rung that is fast because it is wrong fails the run.
+  std::vector<float> first_field;
+  bool all_equal = true;
   for (const Variant& v : s.variants) {
-    const Measurement m = ctx.measure("ladder", v, s.problem, 1, 1, false).first;
+    auto [m, field] = ctx.measure("ladder", v, s.problem, 1, 1, false, s.variants.size() > 1);
+    if (first_field.empty()) {
+      first_field = std::move(field);
+    } else {
+      m.bitwise = bitwise_equal(field, first_field);
+      all_equal = all_equal && *m.bitwise;
+    }
     course::Row& row = table.add_row();
     record(row, m, ctx.ceiling_gbs);
     row.json("teaches", v.teaches).json("reads", v.reads_memory);
@@ -36,7 +48,10 @@ bool run_ladder(RunContext& ctx) {
                       (met ? "meets" : "misses") + " the 85% target");
   ctx.report.results().extra()["ladder_best"] = {
       {"variant", best->variant}, {"percent_roofline", percent}, {"meets_85", met}};
-  return true;
+  if (s.variants.size() > 1)
+    ctx.notes.push_back(std::string("bitwise: every rung compared with ") + s.variants.front().name + ": " +
+                        (all_equal ? "all equal" : "some DIFFER"));
+  return all_equal;
 }
 
 }  // namespace wave

@@ -61,7 +61,10 @@ int run(int argc, char** argv) {
   } else {
     passed = run_in_process(s, report);
   }
-  if (!passed) throw std::runtime_error("a decomposed run is NOT bitwise equal to the one-GPU run");
+  if (!passed)
+    throw std::runtime_error(s.mode == wave::Mode::ladder
+                                 ? "a rung's field is NOT bitwise equal to the first rung's (the bitwise column says which)"
+                                 : "a decomposed run is NOT bitwise equal to the one-GPU run");
   return course::exit_ok;
 }
 

@@ -63,13 +63,14 @@ void RunContext::add_peer_lines(const std::vector<std::string>& lines) {
 }
 
 std::pair<Measurement, std::vector<float>> RunContext::measure(const std::string& table, const Variant& v,
-                                                               const Problem& p, int gpus, int slabs, bool overlap) {
+                                                               const Problem& p, int gpus, int slabs, bool overlap,
+                                                               bool keep_field) {
   course::NvtxRange range((table + " " + v.name).c_str());
   SlabSolver solver({p, slabs, gpus, overlap, &v, settings.common.device});
   add_peer_lines(solver.peer_report());
   Measurement m{table, v.name, "single", p.nx, p.ny, gpus, slabs, overlap,
                 time_solver(solver, settings.steps, settings.common.timing), {}, {}};
-  return {m, slabs > 1 || gpus > 1 ? solver.gather() : std::vector<float>{}};
+  return {m, keep_field ? solver.gather() : std::vector<float>{}};
 }
 
 void require_any_device() {

@@ -26,9 +26,9 @@ struct RunContext {
   void add_peer_lines(const std::vector<std::string>& lines);
 
   /// Times `slabs` slabs of `p` on `gpus` GPUs with `v` (--steps, --warmup, --reps); returns the
-  /// measurement and, for a decomposed run, the field it ends with (for the bit-for-bit check).
+  /// measurement and, when `keep_field`, the field it ends with (for a bit-for-bit check).
   std::pair<Measurement, std::vector<float>> measure(const std::string& table, const Variant& v, const Problem& p,
-                                                     int gpus, int slabs, bool overlap);
+                                                     int gpus, int slabs, bool overlap, bool keep_field);
 };
 
 /// Throws course::NoDeviceError (exit 77) when no CUDA device can be used. Creates no context, so a
@@ -45,7 +45,8 @@ void record_setup(const Settings& s, course::ResultsFile& results, const course:
                   double ceiling_gbs, int gpus_present);
 
 /// Every selected kernel on one GPU, one slab (table "ladder"); notes the best rung against 85% of
-/// the roofline. Returns true (nothing is compared).
+/// the roofline. Every rung after the first is compared bit for bit with the first rung's field (all
+/// rungs do the same arithmetic); returns whether every one was equal.
 bool run_ladder(RunContext& ctx);
 
 /// Strong scaling (the same grid on 1 … gpus GPUs, each checked bit for bit against one GPU) and weak

@@ -17,7 +17,7 @@ bool run_scaling(RunContext& ctx) {
   bool all_equal = true;
   for (int g = 1; g <= s.gpus; ++g) {
     for (const bool ov : {true, false}) {
-      auto [m, field] = ctx.measure("strong", variant, p, g, g, ov);
+      auto [m, field] = ctx.measure("strong", variant, p, g, g, ov, g > 1);
       if (g == 1 && ov) reference = one_gpu_reference(p, variant, total_steps, s.common.device);
       if (g > 1) {
         m.bitwise = bitwise_equal(field, reference);
@@ -30,7 +30,7 @@ bool run_scaling(RunContext& ctx) {
     }
     const Problem taller = weak_problem(s.input, g);
     for (const bool ov : {true, false}) {
-      auto [m, unused] = ctx.measure("weak", variant, taller, g, g, ov);
+      Measurement m = ctx.measure("weak", variant, taller, g, g, ov, false).first;
       double& base = base_weak[ov ? 0 : 1];
       if (g == 1) base = m.ms_per_step;
       m.efficiency = base / m.ms_per_step;

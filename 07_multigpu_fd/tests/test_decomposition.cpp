@@ -1,76 +1,86 @@
-// The halo index math (the lab's part): checked on the CPU for thousands of (ny, slabs), and by a CPU
-// simulation split into slabs that must equal the unsplit one bit for bit.
+// The decomposition on the CPU: the step regions, the refusal of thin slabs, the device map; and the
+// exercises on it: slab_rows (07.1) for thousands of (ny, slabs), and the halo plan (07.2) by its
+// contract and by a CPU simulation cut into slabs that must equal the uncut one bit for bit.
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cstring>
-#include <map>
+#include <random>
+#include <span>
+#include <tuple>
 #include <vector>
 
 #include "common/errors.hpp"
 #include "decomposition.hpp"
+#include "decomposition_checks.hpp"
 #include "physics.hpp"
 #include "stencil.hpp"
 
 using namespace wave;
+using namespace wave::testing;
 
-TEST_CASE("slabs cover every row once, in order, with sizes differing by at most one") {
-  for (int ny = 1; ny <= 300; ++ny)
-    for (int slabs = 1; slabs <= std::min(ny, 17); ++slabs) {
-      int expected_begin = 0, smallest = ny, largest = 0;
-      for (int s = 0; s < slabs; ++s) {
-        const RowRange r = slab_rows(ny, slabs, s);
-        INFO("ny " << ny << ", slabs " << slabs << ", slab " << s);
-        REQUIRE(r.begin == expected_begin);
-        REQUIRE(r.size() >= 1);
-        expected_begin = r.end;
-        smallest = std::min(smallest, r.size());
-        largest = std::max(largest, r.size());
-      }
-      INFO("ny " << ny << ", slabs " << slabs);
-      REQUIRE(expected_begin == ny);
-      REQUIRE(largest - smallest <= 1);
+namespace {
+
+// `steps` steps of `p` cut into `slabs`, each slab stepped on its own padded storage and its ghost
+// rows filled by `copies` after every step, as the GPU solver does; returns u as one nx × ny array.
+// The plan must have passed plan_problem: its copies are applied without further checks.
+std::vector<float> simulate_in_slabs(const Problem& p, const std::vector<RowRange>& slabs,
+                                     const std::vector<HaloCopy>& copies, int steps) {
+  const auto courant2 = courant2_per_row(p);
+  const auto damp_x = sponge_profile(p.nx, p.sponge_width);
+  const auto damp_y = sponge_profile(p.ny, p.sponge_width);
+  struct CpuSlab {
+    RowRange rows;
+    SlabLayout layout;
+    std::vector<float> buf[3];
+  };
+  std::vector<CpuSlab> parts;
+  for (const RowRange& r : slabs) {
+    CpuSlab c{r, SlabLayout::make(p.nx, r.size()), {}};
+    for (auto& b : c.buf) b.assign(c.layout.elements(), 0.0f);
+    parts.push_back(std::move(c));
+  }
+  for (int n = 0; n < steps; ++n) {
+    for (auto& c : parts) {
+      const auto slice = [&](const std::vector<float>& v) {
+        return std::span<const float>(v).subspan(static_cast<std::size_t>(c.rows.begin),
+                                                 static_cast<std::size_t>(c.rows.size()));
+      };
+      const bool here = p.source_y >= c.rows.begin && p.source_y < c.rows.end;
+      const StepCoefficients k{slice(courant2), damp_x, slice(damp_y), p.source_x,
+                               here ? p.source_y - c.rows.begin : -1, source_value(p, n)};
+      cpu_step(c.layout, c.buf[n % 3], c.buf[(n + 1) % 3], c.buf[(n + 2) % 3], k, 0, c.rows.size());
     }
-  // Large grids: no overflow in the index math.
-  CHECK(slab_rows(1 << 19, 4096, 4095).end == 1 << 19);
-  CHECK(slab_rows(1 << 19, 4096, 2048).begin == 1 << 18);
+    for (const HaloCopy& h : copies) {
+      CpuSlab& from = parts[static_cast<std::size_t>(h.from_slab)];
+      CpuSlab& to = parts[static_cast<std::size_t>(h.to_slab)];
+      for (int i = 0; i < h.rows; ++i)
+        std::copy_n(from.buf[(n + 2) % 3].begin() + static_cast<std::ptrdiff_t>(from.layout.index(0, h.from_row + i)),
+                    p.nx, to.buf[(n + 2) % 3].begin() + static_cast<std::ptrdiff_t>(to.layout.index(0, h.to_row + i)));
+    }
+  }
+  std::vector<float> field;
+  for (auto& c : parts) {
+    const auto part = compact(c.layout, c.buf[(steps + 1) % 3]);
+    field.insert(field.end(), part.begin(), part.end());
+  }
+  return field;
 }
 
-TEST_CASE("every inner ghost row receives exactly the global row it stands for") {
-  for (int ny = 4; ny <= 200; ny += 3)
-    for (int slabs = 1; slabs <= 9 && ny / slabs >= halo; ++slabs) {
-      std::map<std::pair<int, int>, int> filled;  // (slab, local ghost row) -> times written
-      for (const HaloCopy& c : halo_copies(ny, slabs)) {
-        INFO("ny " << ny << ", slabs " << slabs << ", copy " << c.from_slab << " -> " << c.to_slab);
-        REQUIRE(c.from_slab >= 0);
-        REQUIRE(c.from_slab < slabs);
-        REQUIRE(std::abs(c.to_slab - c.from_slab) == 1);
-        REQUIRE(c.rows == halo);
-        const RowRange from = slab_rows(ny, slabs, c.from_slab), to = slab_rows(ny, slabs, c.to_slab);
-        for (int i = 0; i < c.rows; ++i) {
-          REQUIRE(c.from_row + i >= 0);            // the sender owns the rows it sends
-          REQUIRE(c.from_row + i < from.size());
-          const int ghost = c.to_row + i;          // the receiver's ghost rows only
-          REQUIRE((ghost < 0 || ghost >= to.size()));
-          REQUIRE(ghost >= -halo);
-          REQUIRE(ghost < to.size() + halo);
-          REQUIRE(from.begin + c.from_row + i == to.begin + ghost);  // the same global row
-          ++filled[{c.to_slab, ghost}];
-        }
-      }
-      // Each slab's ghost rows inside the grid are filled once; those past the grid edge never.
-      for (int s = 0; s < slabs; ++s) {
-        const RowRange r = slab_rows(ny, slabs, s);
-        for (int g = -halo; g < r.size() + halo; ++g) {
-          if (g >= 0 && g < r.size()) continue;
-          const int global = r.begin + g;
-          const int expected = global >= 0 && global < ny ? 1 : 0;
-          INFO("ny " << ny << ", slabs " << slabs << ", slab " << s << ", ghost row " << g);
-          REQUIRE(filled[{s, g}] == expected);
-        }
-      }
-    }
+// Heights of a random cut: 1 … 9 slabs of `halo` … `halo` + 12 rows, so most neighbours differ in height.
+std::vector<int> random_heights(std::mt19937_64& rng) {
+  std::uniform_int_distribution<int> count(1, 9), extra(0, 12);
+  std::vector<int> heights(static_cast<std::size_t>(count(rng)));
+  for (int& h : heights) h = halo + extra(rng);
+  return heights;
 }
+
+// Cuts every test of the halo plan covers: one slab, slabs exactly `halo` rows high, equal slabs, and
+// neighbours differing by one row either way (what slab_rows makes of an uneven ny) or by many.
+const std::vector<std::vector<int>> awkward_heights = {
+    {9}, {4, 4}, {4, 5}, {5, 4}, {8, 8, 8}, {4, 4, 4, 4, 4}, {13, 14, 13, 14}, {14, 13, 13}, {7, 4, 30, 5, 4}};
+
+}  // namespace
 
 TEST_CASE("the step regions cover a slab's rows once, halo rows first") {
   for (int rows = 1; rows <= 30; ++rows) {
@@ -112,59 +122,68 @@ TEST_CASE("slabs map to devices in contiguous groups that use every device") {
     }
 }
 
-TEST_CASE("a CPU simulation split into slabs equals the unsplit one bit for bit") {
-  for (const auto& [nx, ny, slabs] : {std::tuple{23, 41, 2}, std::tuple{17, 50, 3}, std::tuple{9, 37, 7},
-                                      std::tuple{30, 16, 4}, std::tuple{12, 61, 5}}) {
-    Problem p;
-    p.nx = nx;
-    p.ny = ny;
-    p.sponge_width = 3;
-    p.source_y = ny / slabs;  // on the first row of slab 1: a halo row
-    p = resolve(p);
-    const int steps = 40;
-    const auto expected = cpu_simulate(p, steps);
 
-    const auto courant2 = courant2_per_row(p);
-    const auto damp_x = sponge_profile(p.nx, p.sponge_width);
-    const auto damp_y = sponge_profile(p.ny, p.sponge_width);
-    struct CpuSlab {
-      RowRange rows;
-      SlabLayout layout;
-      std::vector<float> buf[3];
-    };
-    std::vector<CpuSlab> parts;
-    for (int s = 0; s < slabs; ++s) {
-      CpuSlab c{slab_rows(ny, slabs, s), SlabLayout::make(nx, slab_rows(ny, slabs, s).size()), {}};
-      for (auto& b : c.buf) b.assign(c.layout.elements(), 0.0f);
-      parts.push_back(std::move(c));
-    }
-    const auto copies = halo_copies(ny, slabs);
-    for (int n = 0; n < steps; ++n) {
-      for (auto& c : parts) {
-        const auto slice = [&](const std::vector<float>& v) {
-          return std::span<const float>(v).subspan(static_cast<std::size_t>(c.rows.begin),
-                                                   static_cast<std::size_t>(c.rows.size()));
-        };
-        const bool here = p.source_y >= c.rows.begin && p.source_y < c.rows.end;
-        const StepCoefficients k{slice(courant2), damp_x, slice(damp_y), p.source_x,
-                                 here ? p.source_y - c.rows.begin : -1, source_value(p, n)};
-        cpu_step(c.layout, c.buf[n % 3], c.buf[(n + 1) % 3], c.buf[(n + 2) % 3], k, 0, c.rows.size());
+TEST_SUITE("exercise 07.1") {
+  TEST_CASE("slab_rows: every row in one slab, in order, heights within one row (ny up to 300, any slabs)") {
+    for (int ny = 1; ny <= 300; ++ny)
+      for (int slabs = 1; slabs <= ny; ++slabs) REQUIRE(partition_problem(ny, slabs) == "");
+  }
+
+  TEST_CASE("slab_rows stays exact on the largest grids: no int overflow") {
+    // ny up to 2^20 rows (weak scaling's limit): slab · ny passes 2^31 from slab 2048 of such a grid on.
+    for (const int ny : {1 << 20, (1 << 20) - 1, 1000003, 999999})
+      for (const int slabs : {2, 3, 7, 2048, 4097, 65521, 1 << 19, ny}) {
+        CAPTURE(ny);
+        CAPTURE(slabs);
+        REQUIRE(partition_problem(ny, slabs) == "");
       }
-      for (const HaloCopy& h : copies) {
-        CpuSlab& from = parts[static_cast<std::size_t>(h.from_slab)];
-        CpuSlab& to = parts[static_cast<std::size_t>(h.to_slab)];
-        for (int i = 0; i < h.rows; ++i)
-          std::copy_n(from.buf[(n + 2) % 3].begin() + static_cast<std::ptrdiff_t>(from.layout.index(0, h.from_row + i)), nx,
-                      to.buf[(n + 2) % 3].begin() + static_cast<std::ptrdiff_t>(to.layout.index(0, h.to_row + i)));
-      }
+  }
+
+  TEST_CASE("slab_rows keeps its contract on grids drawn from COURSE_SEED") {
+    auto rng = seeded_rng(71);
+    std::uniform_int_distribution<int> rows(1, 1 << 20);
+    for (int draw = 0; draw < 2000; ++draw) {
+      const int ny = rows(rng);
+      const int slabs = std::uniform_int_distribution<int>(1, std::min(ny, 5000))(rng);
+      REQUIRE(partition_problem(ny, slabs) == "");
     }
-    std::vector<float> got;
-    for (auto& c : parts) {
-      const auto part = compact(c.layout, c.buf[(steps + 1) % 3]);
-      got.insert(got.end(), part.begin(), part.end());
+  }
+}
+
+TEST_SUITE("exercise 07.2") {
+  TEST_CASE("the halo plan: every ghost row inside the grid receives the global row it stands for, once") {
+    auto rng = seeded_rng(72);
+    std::vector<std::vector<int>> cuts = awkward_heights;
+    for (int draw = 0; draw < 300; ++draw) cuts.push_back(random_heights(rng));
+    for (const auto& heights : cuts) {
+      const std::vector<RowRange> slabs = ranges_of(heights);
+      REQUIRE(plan_problem(slabs, halo_copies(slabs)) == "");
     }
-    INFO("nx " << nx << ", ny " << ny << ", slabs " << slabs);
-    REQUIRE(got.size() == expected.size());
-    CHECK(std::memcmp(got.data(), expected.data(), got.size() * sizeof(float)) == 0);
+  }
+
+  TEST_CASE("a CPU simulation cut into slabs by the halo plan equals the uncut one bit for bit") {
+    auto rng = seeded_rng(73);
+    std::vector<std::vector<int>> cuts = awkward_heights;
+    for (int draw = 0; draw < 6; ++draw) cuts.push_back(random_heights(rng));
+    std::uniform_int_distribution<int> width(1, 40);
+    for (const auto& heights : cuts) {
+      const std::vector<RowRange> slabs = ranges_of(heights);
+      const std::vector<HaloCopy> copies = halo_copies(slabs);
+      REQUIRE(plan_problem(slabs, copies) == "");  // a broken plan would copy outside the buffers
+      Problem p;
+      p.nx = width(rng);
+      p.ny = slabs.back().end;
+      p.sponge_width = std::min(3, std::min(p.nx, p.ny) / 3);
+      // The source on the first row of the second slab (a row every exchange must carry up), or in the
+      // middle of a single slab.
+      p.source_y = slabs.size() > 1 ? slabs[1].begin : p.ny / 2;
+      p = resolve(p);
+      const int steps = 40;
+      const auto expected = cpu_simulate(p, steps);
+      const auto got = simulate_in_slabs(p, slabs, copies, steps);
+      INFO("nx " << p.nx << ", slabs of " << heights_text(slabs) << " rows");
+      REQUIRE(got.size() == expected.size());
+      CHECK(std::memcmp(got.data(), expected.data(), got.size() * sizeof(float)) == 0);
+    }
   }
 }
