@@ -27,10 +27,10 @@ using namespace streams;
 
 namespace {
 
-// The chapter's buffers for `n` floats: pinned host in/out, device in/out, inputs filled.
+// The chapter's buffers for `n` floats: pinned host in/out, device in/out, inputs filled from `seed`.
 struct Buffers {
-  explicit Buffers(std::size_t n) : host_in(n), host_out(n), dev_in(n), dev_out(n) {
-    fill_inputs(host_in.span(), 7u);
+  explicit Buffers(std::size_t n, std::uint32_t seed = 7u) : host_in(n), host_out(n), dev_in(n), dev_out(n) {
+    fill_inputs(host_in.span(), seed);
   }
   void poison() {
     std::memset(host_out.data(), 0xff, host_out.bytes());
@@ -302,7 +302,7 @@ TEST_SUITE("exercise 06.2") {
   TEST_CASE("from pinned memory the copies overlap the kernels; from pageable memory nothing overlaps") {
     course::require_device(0);
     const std::size_t n = (64u << 20) / sizeof(float);
-    Buffers b(n);
+    Buffers b(n, course_seed());
     const Calibration c = calibrate_balanced(b.host_in.data(), b.host_out.data(), b.dev_in.data(), b.dev_out.data(),
                                              n, {1, 5});
     PipelineRunner runner(4);
@@ -357,7 +357,7 @@ TEST_SUITE("exercise 06.2") {
     sizes.push_back(std::uniform_int_distribution<std::size_t>(1, std::size_t{3} << 20)(rng));
     PipelineRunner runner(8);
     for (std::size_t n : sizes) {
-      Buffers b(n);
+      Buffers b(n, course_seed());
       std::vector<float> expected(n);
       for (std::size_t i = 0; i < n; ++i) expected[i] = fma_chain_reference(b.host_in[i], iterations);
       for (int draw = 0; draw < 6; ++draw) {
@@ -459,7 +459,7 @@ TEST_SUITE("exercise 06.3") {
     course::require_device(0);
     const std::size_t n = (64u << 20) / sizeof(float);
     const int iterations = 50;
-    Buffers b(n);
+    Buffers b(n, course_seed());
     PipelineRunner runner(1);
     b.poison();
     runner.run({n, 1, 1, IssueOrder::depth_first, iterations}, b.host_in.data(), b.host_out.data(), b.dev_in.data(),
