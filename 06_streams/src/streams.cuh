@@ -103,9 +103,10 @@ using ChunkHostWork = std::function<void(int chunk)>;
 /// Runs the chunked H2D → kernel → D2H pipeline on its own streams.
 class PipelineRunner {
  public:
-  /// Creates `max_streams` streams with `stream_flags`. The default, cudaStreamDefault, makes the
-  /// blocking streams that cudaStreamCreate makes: the pipeline runs on the kind of stream most programs
-  /// use, with the legacy default stream's implicit synchronisation (the `default_stream` scenario).
+  /// Creates `max_streams` streams with `stream_flags`. The default, cudaStreamDefault, gives the ordinary
+  /// (blocking) streams that cudaStreamCreate makes: the pipeline runs on the kind of stream most programs
+  /// use, and a DeviceBuffer::fill_bytes made before a run is ordered before it (cudaMemset may return
+  /// before it has finished).
   explicit PipelineRunner(int max_streams, unsigned stream_flags = cudaStreamDefault);
 
   /// One run. `host_in`/`host_out` pinned or pageable; `dev_in`/`dev_out` at least shape.elements long.
