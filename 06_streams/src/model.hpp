@@ -70,7 +70,7 @@ struct StepOp {
 };
 
 /// The issue loop: `chains` chains of `steps` dependent commands each, every (chain, step) exactly once and
-/// each chain's steps in order. Defined in issue_order.cpp, the file the lab replaces.
+/// each chain's steps in order. Defined in issue_order.cpp (its breadth-first order is exercise 06.1).
 std::vector<StepOp> issue_steps(int chains, int steps, IssueOrder order);
 
 /// The pipeline's issue sequence for `chunks` chunks: issue_steps(chunks, 3, order) with steps 0, 1, 2

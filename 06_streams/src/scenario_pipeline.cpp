@@ -1,9 +1,10 @@
 // The chunked H2D -> kernel -> D2H pipeline: from pageable or pinned memory, swept over the chunk count N
-// against the model T(N), and with host work in stream order. Every run's output is checked against the
-// CPU reference or the unchunked run before its row is recorded.
+// against the model T(N), with host work in stream order, and through a device ring (exercise 06.3).
+// Every run's output is checked against the CPU reference or the unchunked run before its row is recorded.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -17,9 +18,16 @@
 
 namespace streams {
 
+using course::format_bytes;
 using course::format_fixed;
 using course::format_ratio;
 using nlohmann::json;
+
+namespace {
+// The reference of the ring pipeline is the chapter's pipeline at its best: the sweep bottomed out at
+// N = 32 chunks over 8 streams on the H100 (results/h100/06_streams.json).
+constexpr int ring_reference_chunks = 32;
+}  // namespace
 
 void scenario_pageable_vs_pinned(Session& s) {
   const Calibration& c = s.calibration();
@@ -174,6 +182,79 @@ void scenario_host_func(Session& s) {
         {{"checksum_ms", checksum_ms}});
   s.add({"host_func", "cudaLaunchHostFunc per chunk", in_stream, model_in_stream, sync_then_host / in_stream,
          model_sync / model_in_stream, recorded.timeline.overlap_factor()});
+}
+
+void scenario_ring_pipeline(Session& s) {
+  const Calibration& c = s.calibration();
+  const std::size_t n = s.elements();
+  const auto& opt = s.opt();
+  const std::size_t capacity = ring_capacity(n);
+  const int stream_count = opt.sweep_streams;
+  const int reference_chunks = static_cast<int>(std::min<std::size_t>(ring_reference_chunks, n));
+  const PipelineShape sequential{n, 1, 1, IssueOrder::depth_first, c.kernel_iterations};
+  const PipelineShape reference{n, reference_chunks, std::min(reference_chunks, stream_count), IssueOrder::depth_first,
+                                c.kernel_iterations};
+  s.say("Exercise 06.3: ring_pipeline moves the buffer through a device ring of " +
+        format_bytes(static_cast<double>(capacity * sizeof(float))) + " each way on " + std::to_string(stream_count) +
+        " streams; timed (host clock, call to results on the host) against the sequential copy, kernel, copy and "
+        "against the chapter's pipeline over full-size device buffers, " + std::to_string(reference.chunks) +
+        " chunks over " + std::to_string(reference.streams) + " streams.\n");
+
+  course::DeviceBuffer<float> ring_in(capacity), ring_out(capacity);
+  const DeviceRing ring{ring_in.data(), ring_out.data(), capacity};
+  // Ordinary blocking streams, like the pipeline runner's.
+  std::vector<Stream> ring_streams;
+  ring_streams.reserve(static_cast<std::size_t>(stream_count));
+  std::vector<cudaStream_t> handles;
+  for (int i = 0; i < stream_count; ++i) handles.push_back(ring_streams.emplace_back(cudaStreamDefault).get());
+  PipelineRunner runner(stream_count);
+
+  struct Variant {
+    const char* name;
+    std::function<void()> run;
+    double ms = 0;
+  };
+  Variant variants[] = {
+      {"sequential", [&] { runner.run(sequential, s.host_in(), s.host_out(), s.dev_in(), s.dev_out(), 0, false); }},
+      {"reference", [&] { runner.run(reference, s.host_in(), s.host_out(), s.dev_in(), s.dev_out(), 0, false); }},
+      {"ring", [&] { ring_pipeline(s.host_in(), s.host_out(), n, c.kernel_iterations, ring, handles); }},
+  };
+  // The unchunked output, checked against the CPU, is what every variant must give bit for bit: once into
+  // a poisoned output before it is timed, and again after its timed runs.
+  poison(s.host_out(), n);
+  variants[0].run();
+  check_against_reference(s.host_in(), s.host_out(), n, c.kernel_iterations, "ring_pipeline, sequential");
+  const std::vector<float> expected(s.host_out(), s.host_out() + n);
+  auto check = [&](const Variant& v, const char* when) {
+    if (std::memcmp(expected.data(), s.host_out(), n * sizeof(float)) != 0)
+      throw std::runtime_error(std::string("ring_pipeline: the ") + v.name + " variant's output " + when +
+                               " differs from the unchunked output");
+  };
+  for (Variant& v : variants) {
+    course::NvtxRange range(v.name);
+    poison(s.host_out(), n);
+    v.run();
+    check(v, "before timing");
+    v.ms = course::time_host(v.run, opt.common.timing).median;
+    check(v, "after timing");
+  }
+
+  const double sequential_ms = variants[0].ms, reference_ms = variants[1].ms, ring_ms = variants[2].ms;
+  const double model_sequential = pipeline_model_ms(c.h2d_ms, c.kernel_ms, c.d2h_ms, 1, s.engines());
+  const double model_reference = pipeline_model_ms(c.h2d_ms, c.kernel_ms, c.d2h_ms, reference.chunks, s.engines());
+  s.add({"ring_pipeline", "sequential", sequential_ms, model_sequential, 1.0, 1.0, {}},
+        {{"chunks", 1}, {"streams", 1}});
+  s.add({"ring_pipeline", "reference", reference_ms, model_reference, sequential_ms / reference_ms,
+         model_sequential / model_reference, {}},
+        {{"chunks", reference.chunks}, {"streams", reference.streams}});
+  // The ring's chunk count is the student's choice, so no model time of its own: the reference's is the target.
+  s.add({"ring_pipeline", "ring", ring_ms, {}, sequential_ms / ring_ms, {}, {}},
+        {{"ring_elements", capacity}, {"streams", stream_count}, {"time_over_reference", ring_ms / reference_ms}});
+  s.say("ring: " + format_ratio(sequential_ms / ring_ms) + " over sequential, " +
+        format_fixed((sequential_ms / ring_ms) / (model_sequential / model_reference), 2) + " of the model's " +
+        format_ratio(model_sequential / model_reference) + " at N=" + std::to_string(reference.chunks) +
+        "; its time is " + format_fixed(ring_ms / reference_ms, 2) +
+        "x the reference's (exercise 06.3: full points within 1.2x)\n\n");
 }
 
 }  // namespace streams

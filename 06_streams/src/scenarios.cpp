@@ -22,6 +22,9 @@ std::span<const Scenario> scenarios() {
        scenario_default_stream},
       {"host_func", "cudaLaunchHostFunc runs host work in stream order, overlapped with the rest of the pipeline",
        scenario_host_func},
+      {"ring_pipeline", "exercise 06.3: the pipeline through a device ring a quarter of the buffer's size, timed "
+                        "against the pipeline over full-size buffers",
+       scenario_ring_pipeline},
   };
   return table;
 }

@@ -31,6 +31,7 @@ void scenario_default_stream(Session& s);
 void scenario_pageable_vs_pinned(Session& s);
 void scenario_pipeline(Session& s);
 void scenario_host_func(Session& s);
+void scenario_ring_pipeline(Session& s);
 // scenario_issue_order.cpp: issue orders on shared hardware queues (measured in child processes).
 void scenario_issue_order(Session& s);
 void scenario_issue_order_copies(Session& s);

@@ -96,6 +96,52 @@ Timeline OpRecorder::collect() {
 // ---------------------------------------------------------------------------------------------------------
 // PipelineRunner
 
+namespace {
+
+// One operation of one chunk, enqueued on the chunk's stream: its H2D copy, its kernel or its D2H copy.
+// BEGIN SOLUTION 06.2
+#ifndef COURSE_STUB_06_2
+void enqueue_chunk_op(OpKind kind, ChunkRange r, const float* host_in, float* host_out, float* dev_in,
+                      float* dev_out, int kernel_iterations, cudaStream_t stream) {
+  const std::size_t bytes = r.count * sizeof(float);
+  // Every operation goes to `stream` and nowhere else: the stream's order is the only dependency a chunk
+  // has. A command on the legacy default stream would wait for all the work issued before it in every
+  // blocking stream, and all the work issued after it would wait for it.
+  switch (kind) {
+    case OpKind::h2d:
+      CUDA_CHECK(cudaMemcpyAsync(dev_in + r.begin, host_in + r.begin, bytes, cudaMemcpyHostToDevice, stream));
+      break;
+    case OpKind::kernel:
+      launch_fma_chain(dev_in + r.begin, dev_out + r.begin, r.count, kernel_iterations, stream);
+      break;
+    case OpKind::d2h:
+      CUDA_CHECK(cudaMemcpyAsync(host_out + r.begin, dev_out + r.begin, bytes, cudaMemcpyDeviceToHost, stream));
+      break;
+  }
+}
+#else
+void enqueue_chunk_op(OpKind kind, ChunkRange r, const float* host_in, float* host_out, float* dev_in,
+                      float* dev_out, int kernel_iterations, cudaStream_t stream) {
+  // TODO (exercise 06.2): every chunk comes out right, but the pipeline's timeline shows one operation at
+  // a time: no copy overlaps a kernel, at any chunk count. Find out why and fix it.
+  const std::size_t bytes = r.count * sizeof(float);
+  switch (kind) {
+    case OpKind::h2d:
+      CUDA_CHECK(cudaMemcpyAsync(dev_in + r.begin, host_in + r.begin, bytes, cudaMemcpyHostToDevice, stream));
+      break;
+    case OpKind::kernel:
+      launch_fma_chain(dev_in + r.begin, dev_out + r.begin, r.count, kernel_iterations, stream);
+      break;
+    case OpKind::d2h:
+      CUDA_CHECK(cudaMemcpyAsync(host_out + r.begin, dev_out + r.begin, bytes, cudaMemcpyDeviceToHost));
+      break;
+  }
+}
+#endif
+// END SOLUTION 06.2
+
+}  // namespace
+
 PipelineRunner::PipelineRunner(int max_streams, unsigned stream_flags) {
   if (max_streams < 1) throw course::UsageError("the number of streams must be at least 1");
   for (int i = 0; i < max_streams; ++i) {
@@ -133,19 +179,8 @@ PipelineRun PipelineRunner::run(const PipelineShape& shape, const float* host_in
     const ChunkRange r = chunk_range(shape.elements, shape.chunks, op.chunk);
     const int row = op.chunk % stream_count;
     cudaStream_t s = streams_[static_cast<std::size_t>(row)];
-    const std::size_t bytes = r.count * sizeof(float);
     auto enqueue = [&] {
-      switch (op.kind) {
-        case OpKind::h2d:
-          CUDA_CHECK(cudaMemcpyAsync(dev_in + r.begin, host_in + r.begin, bytes, cudaMemcpyHostToDevice, s));
-          break;
-        case OpKind::kernel:
-          launch_fma_chain(dev_in + r.begin, dev_out + r.begin, r.count, shape.kernel_iterations, s);
-          break;
-        case OpKind::d2h:
-          CUDA_CHECK(cudaMemcpyAsync(host_out + r.begin, dev_out + r.begin, bytes, cudaMemcpyDeviceToHost, s));
-          break;
-      }
+      enqueue_chunk_op(op.kind, r, host_in, host_out, dev_in, dev_out, shape.kernel_iterations, s);
     };
     if (record_ops) {
       const char* what = op.kind == OpKind::h2d ? "H2D " : op.kind == OpKind::d2h ? "D2H " : "kernel ";
@@ -198,6 +233,53 @@ PipelineMeasurement measure_pipeline(PipelineRunner& runner, const PipelineShape
   m.wall = course::summarize(walls);
   m.recorded = run_once(true);
   return m;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The pipeline through a device ring (exercise 06.3)
+
+void ring_pipeline(const float* host_in, float* host_out, std::size_t n, int iterations, const DeviceRing& ring,
+                   std::span<const cudaStream_t> streams) {
+  if (n == 0 || ring.capacity == 0 || ring.in == nullptr || ring.out == nullptr || streams.empty())
+    throw std::invalid_argument("ring_pipeline: n, the ring and the streams must not be empty");
+// BEGIN SOLUTION 06.3
+#ifndef COURSE_STUB_06_3
+  // One slot of the ring per stream, and a slot is reused only by the stream that owns it: stream order
+  // alone makes a chunk's H2D into the slot wait for the D2H of the chunk before it out of the same slot.
+  const std::size_t slots = std::min<std::size_t>(streams.size(), ring.capacity);
+  const std::size_t slot_capacity = ring.capacity / slots;
+  // At least four chunks per stream when the ring allows it: the pipeline fills and drains in one chunk's
+  // time, so chunks must be small; each chunk costs a few microseconds more. Four per stream is the N = 32
+  // over 8 streams where the chapter's sweep bottomed out on the H100.
+  const std::size_t per_stream = 4;
+  const std::size_t wanted = (n + per_stream * slots - 1) / (per_stream * slots);
+  const std::size_t chunk = std::min(slot_capacity, wanted);
+  std::size_t chunk_index = 0;
+  for (std::size_t begin = 0; begin < n; begin += chunk, ++chunk_index) {
+    const std::size_t slot = chunk_index % slots;
+    const std::size_t count = std::min(chunk, n - begin);
+    float* slot_in = ring.in + slot * slot_capacity;
+    float* slot_out = ring.out + slot * slot_capacity;
+    cudaStream_t s = streams[slot];
+    CUDA_CHECK(cudaMemcpyAsync(slot_in, host_in + begin, count * sizeof(float), cudaMemcpyHostToDevice, s));
+    launch_fma_chain(slot_in, slot_out, count, iterations, s);
+    CUDA_CHECK(cudaMemcpyAsync(host_out + begin, slot_out, count * sizeof(float), cudaMemcpyDeviceToHost, s));
+  }
+  for (std::size_t slot = 0; slot < slots; ++slot) CUDA_CHECK(cudaStreamSynchronize(streams[slot]));
+#else
+  // TODO (exercise 06.3): right, but one operation at a time: the whole ring, one stream, each chunk's
+  // copy in, kernel and copy out one after the other. Make it as fast as the chapter's pipeline over
+  // full-size device buffers (the `ring_pipeline` scenario times both), still through this ring only.
+  cudaStream_t s = streams[0];
+  for (std::size_t begin = 0; begin < n; begin += ring.capacity) {
+    const std::size_t count = std::min(ring.capacity, n - begin);
+    CUDA_CHECK(cudaMemcpyAsync(ring.in, host_in + begin, count * sizeof(float), cudaMemcpyHostToDevice, s));
+    launch_fma_chain(ring.in, ring.out, count, iterations, s);
+    CUDA_CHECK(cudaMemcpyAsync(host_out + begin, ring.out, count * sizeof(float), cudaMemcpyDeviceToHost, s));
+  }
+  CUDA_CHECK(cudaStreamSynchronize(s));
+#endif
+// END SOLUTION 06.3
 }
 
 // ---------------------------------------------------------------------------------------------------------

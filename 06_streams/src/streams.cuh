@@ -103,9 +103,11 @@ using ChunkHostWork = std::function<void(int chunk)>;
 /// Runs the chunked H2D → kernel → D2H pipeline on its own streams.
 class PipelineRunner {
  public:
-  /// Creates `max_streams` streams with `stream_flags` (non-blocking: no implicit synchronisation with
-  /// the legacy default stream).
-  explicit PipelineRunner(int max_streams, unsigned stream_flags = cudaStreamNonBlocking);
+  /// Creates `max_streams` streams with `stream_flags`. The default, cudaStreamDefault, gives the ordinary
+  /// (blocking) streams that cudaStreamCreate makes: the pipeline runs on the kind of stream most programs
+  /// use, and a DeviceBuffer::fill_bytes made before a run is ordered before it (cudaMemset may return
+  /// before it has finished).
+  explicit PipelineRunner(int max_streams, unsigned stream_flags = cudaStreamDefault);
 
   /// One run. `host_in`/`host_out` pinned or pageable; `dev_in`/`dev_out` at least shape.elements long.
   /// `blocker_ms` > 0: a spin kernel holds every stream while the host enqueues, so the host's issue cost
@@ -138,6 +140,26 @@ struct PipelineMeasurement {
 PipelineMeasurement measure_pipeline(PipelineRunner& runner, const PipelineShape& shape, const float* host_in,
                                      float* host_out, float* dev_in, float* dev_out, course::TimingOptions timing,
                                      bool hold_enqueue, const std::string& name);
+
+/// The device memory of ring_pipeline: `capacity` floats for the inputs (`in`) and as many for the
+/// outputs (`out`). Not owned.
+struct DeviceRing {
+  float* in = nullptr;
+  float* out = nullptr;
+  std::size_t capacity = 0;
+};
+
+/// The ring of the `ring_pipeline` scenario: a quarter of the buffer each way (at least one element),
+/// too small to hold it, so a pipeline through it must reuse its device memory.
+inline std::size_t ring_capacity(std::size_t elements) { return elements / 4 > 0 ? elements / 4 : 1; }
+
+/// Exercise 06.3: host_out[i] = fma_chain(host_in[i], iterations) for every i < n, as launch_fma_chain
+/// computes it, moving the data through the device ring `ring` only (no other device memory), on the
+/// streams `streams` (at least one; use any of them). `host_in` and `host_out` are n floats of pinned
+/// memory; `host_in` is left unchanged. Returns once every result is in `host_out` and no work it issued
+/// is pending. Throws std::invalid_argument for n = 0, an empty ring or no stream.
+void ring_pipeline(const float* host_in, float* host_out, std::size_t n, int iterations, const DeviceRing& ring,
+                   std::span<const cudaStream_t> streams);
 
 /// Kernel chains for the false dependency: stream c runs `steps` dependent one-block kernels, each spinning
 /// `kernel_ms` on the GPU's global timer, then updating value[c] = value[c] · 31 + step + 1 (so a step that

@@ -116,7 +116,8 @@ TEST_CASE("every scenario has a unique name and a claim, and --variants runs the
     CHECK(static_cast<bool>(sc.run));
     CHECK(names.insert(sc.name).second);
   }
-  CHECK(names.size() == 8);
+  CHECK(names.size() == 9);
+  CHECK(parse({"--variants", "ring_pipeline"}).plan.scenarios == std::vector<std::string>{"ring_pipeline"});
   CHECK(parse({}).plan.scenarios.size() == scenarios().size());
   CHECK(parse({"--variants", "all"}).plan.scenarios.size() == scenarios().size());
   CHECK(parse({"--variants", "host_func,pipeline"}).plan.scenarios == std::vector<std::string>{"pipeline", "host_func"});
