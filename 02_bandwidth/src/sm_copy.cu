@@ -1,4 +1,4 @@
-// The SM copy kernel: the lab's reference solution (lab/sm_copy.cu is the student's version).
+// The lesson's SM copy: exercise 02.3 (the contract is launch_sm_copy's, in sm_copy.cuh).
 #include "sm_copy.cuh"
 
 #include <algorithm>
@@ -9,6 +9,8 @@
 
 namespace bandwidth {
 
+// BEGIN SOLUTION 02.3
+#ifndef COURSE_STUB_02_3
 namespace {
 
 // One block copies one tile of copy_threads × vectors_per_thread int4s (4 KiB) and exits; the grid has
@@ -23,7 +25,6 @@ constexpr int copy_threads = 256;
 constexpr int vectors_per_thread = 1;
 constexpr std::size_t tile_vectors = std::size_t{copy_threads} * vectors_per_thread;
 
-// [sm_copy_kernel]
 // dst + head and src + head are both 16-byte aligned; the body is `vector_count` int4s from there,
 // then `tail_bytes` (< 16) bytes. The `head_bytes` (< 16) before the body are done byte by byte.
 __global__ void __launch_bounds__(copy_threads)
@@ -50,11 +51,9 @@ __global__ void __launch_bounds__(copy_threads)
     if (threadIdx.x < tail_bytes) dst[tail_begin + threadIdx.x] = src[tail_begin + threadIdx.x];
   }
 }
-// [sm_copy_kernel]
 
 }  // namespace
 
-// [sm_copy_launcher]
 void launch_sm_copy(void* dst, const void* src, std::size_t bytes, cudaStream_t stream) {
   if (bytes == 0) return;
   const VectorSplit split = split_for_vectors(dst, src, bytes);
@@ -71,6 +70,16 @@ void launch_sm_copy(void* dst, const void* src, std::size_t bytes, cudaStream_t 
       split.tail_bytes);
   CUDA_CHECK_LAUNCH();
 }
-// [sm_copy_launcher]
+#else
+void launch_sm_copy(void* dst, const void* src, std::size_t bytes, cudaStream_t stream) {
+  // TODO (exercise 02.3): this moves one byte per thread per step. It is correct for any pointers and
+  // any length, and far slower than cudaMemcpy. Replace it with a kernel of your own (and its launch)
+  // that copies at cudaMemcpy's speed, for any size and any alignment, writing nothing outside
+  // [dst, dst + bytes). split_for_vectors (vector_split.hpp) says which part of a copy can move in
+  // 16-byte accesses. Measure with bandwidth_exercise (the lesson's "Exercises" section says how).
+  launch_byte_copy(dst, src, bytes, stream);
+}
+#endif
+// END SOLUTION 02.3
 
 }  // namespace bandwidth
