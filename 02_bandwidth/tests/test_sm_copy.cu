@@ -220,6 +220,9 @@ TEST_SUITE("exercise 02.3") {
       if (src_offset == dst_offset && src_offset != 0 && !split_ready) continue;
       CAPTURE(src_offset);
       CAPTURE(dst_offset);
+      // Once for real first, as above: a launcher may set things up on its first call.
+      lesson_copy.launch(dst.data() + dst_offset, src.data() + src_offset, n, stream.get());
+      stream.synchronize();
       Recorded r = record(lesson_copy, src_offset, dst_offset, cudaStreamCaptureModeThreadLocal);
       INFO("capture: " << (r.error.empty() ? "recorded" : r.error));
       REQUIRE(r.graph != nullptr);
