@@ -28,8 +28,8 @@ constexpr std::size_t tile_vectors = std::size_t{copy_threads} * vectors_per_thr
 // dst + head and src + head are both 16-byte aligned; the body is `vector_count` int4s from there,
 // then `tail_bytes` (< 16) bytes. The `head_bytes` (< 16) before the body are done byte by byte.
 __global__ void __launch_bounds__(copy_threads)
-    sm_copy_kernel(unsigned char* __restrict__ dst, const unsigned char* __restrict__ src,
-                   std::size_t head_bytes, std::size_t vector_count, std::size_t tail_bytes) {
+    sm_copy_kernel(unsigned char* __restrict__ dst, const unsigned char* __restrict__ src, std::size_t head_bytes,
+                   std::size_t vector_count, std::size_t tail_bytes) {
   int4* __restrict__ dst_vec = reinterpret_cast<int4*>(dst + head_bytes);
   const int4* __restrict__ src_vec = reinterpret_cast<const int4*>(src + head_bytes);
 
@@ -65,9 +65,9 @@ void launch_sm_copy(void* dst, const void* src, std::size_t bytes, cudaStream_t 
   const std::size_t grid = std::max<std::size_t>(1, (split.vector_count + tile_vectors - 1) / tile_vectors);
   if (grid > static_cast<std::size_t>(std::numeric_limits<int>::max()))  // 8 TiB: more than any GPU holds
     throw std::invalid_argument("launch_sm_copy: copy too large for one grid");
-  sm_copy_kernel<<<static_cast<unsigned>(grid), copy_threads, 0, stream>>>(
-      static_cast<unsigned char*>(dst), static_cast<const unsigned char*>(src), split.head_bytes, split.vector_count,
-      split.tail_bytes);
+  sm_copy_kernel<<<static_cast<unsigned>(grid), copy_threads, 0, stream>>>(static_cast<unsigned char*>(dst),
+                                                                          static_cast<const unsigned char*>(src),
+      split.head_bytes, split.vector_count, split.tail_bytes);
   CUDA_CHECK_LAUNCH();
 }
 #else
