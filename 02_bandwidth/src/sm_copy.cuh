@@ -10,10 +10,10 @@
 namespace bandwidth {
 
 /// Copies `bytes` bytes from `src` to `dst` (device pointers on the current device, any alignment, any
-/// length, not overlapping) with the SMs: kernels of this file's own, enqueued on `stream`, no library copy
-/// and no other copy of the chapter. Asynchronous on `stream`; 0 bytes is a no-op. Its source,
-/// src/sm_copy.cu, is exercise 02.3: as handed out it copies byte by byte (correct, slow); the goal is
-/// cudaMemcpy's speed.
+/// length, not overlapping) with kernels of src/sm_copy.cu's own, enqueued on `stream`: no cudaMemcpy, no
+/// library, none of the chapter's other copies (launch_byte_copy excepted, for pointers that disagree
+/// modulo 16). Asynchronous on `stream`; 0 bytes is a no-op. src/sm_copy.cu is exercise 02.3: as handed
+/// out it copies byte by byte (correct, slow); the goal is cudaMemcpy's speed.
 void launch_sm_copy(void* dst, const void* src, std::size_t bytes, cudaStream_t stream = nullptr);
 
 /// An SM copy as a table entry: the tuned copies beyond the lesson (beyond/sm_copy_tuned.cuh) are a table
