@@ -112,17 +112,6 @@ __global__ void byte_copy_kernel(unsigned char* __restrict__ dst, const unsigned
 
 }  // namespace
 
-// [vector_split]
-VectorSplit split_for_vectors(const void* dst, const void* src, std::size_t bytes) {
-  const auto dst_misalignment = reinterpret_cast<std::uintptr_t>(dst) % 16;
-  if (dst_misalignment != reinterpret_cast<std::uintptr_t>(src) % 16) return {false, 0, 0, 0};
-  // Bytes until both pointers reach a 16-byte boundary, then whole int4s, then the rest.
-  const std::size_t head = std::min<std::size_t>(bytes, (16 - dst_misalignment) % 16);
-  const std::size_t vector_count = (bytes - head) / 16;
-  return {true, head, vector_count, bytes - head - vector_count * 16};
-}
-// [vector_split]
-
 void launch_byte_copy(void* dst, const void* src, std::size_t bytes, cudaStream_t stream) {
   if (bytes == 0) return;
   constexpr int threads = 256;

@@ -33,6 +33,7 @@ struct K80Reference {
   static constexpr double d2d_legacy_mbs_read_plus_write = 152045.6;
 };
 
+// [fit]
 /// T(n) = α + n/β fitted to (bytes, seconds) points.
 struct LatencyBandwidthFit {
   double latency_s = 0;             ///< α: the time of an empty transfer
@@ -42,14 +43,18 @@ struct LatencyBandwidthFit {
   std::size_t points = 0;
 };
 
-/// Fits T(n) = α + n/β by weighted least squares with relative errors: minimises Σ ((T_i − α − n_i/β)/T_i)².
-/// Why weighted: the sweep spans six decades of time; unweighted, the largest transfers dominate and a
-/// residual of 0.1 % of a long copy can last longer than α itself. Timing noise is roughly a constant
-/// fraction of T, so weights 1/T² give every size an equal say. The weights use the fitted T (iterated
-/// a few times) rather than the measured one, so a point that happened to come out fast does not get
-/// extra weight. Throws std::invalid_argument with fewer than 2 points, mismatched spans, non-positive
-/// values, or all sizes equal.
+/// Fits T(n) = α + n/β by least squares on relative errors: minimises Σ ((T_i − α − n_i/β) / F_i)², where
+/// F_i = α + n_i/β is the fitted time of point i. Why relative: the sweep spans six decades of time;
+/// unweighted, the largest transfers dominate and a residual of 0.1 % at 1 GiB (tens of µs) swamps α (a
+/// few µs). Timing noise is roughly a constant fraction of T, so weights 1/T² give every size an equal say.
+/// Why the fitted time rather than the measured one: a point that happened to come out fast would get
+/// extra weight. The weights depend on the fit, so they start from the measured times and are refined
+/// over a few rounds (a point whose fitted time is not positive keeps its previous weight); at the end
+/// the residuals r_i = T_i − F_i balance: Σ r_i / F_i² ≈ 0 and Σ n_i r_i / F_i² ≈ 0. The points may come
+/// in any order. Throws std::invalid_argument with fewer than 2 points, mismatched spans, non-positive
+/// values, or all sizes equal. Exercise 02.1.
 LatencyBandwidthFit fit_latency_bandwidth(std::span<const double> bytes, std::span<const double> seconds);
+// [fit]
 
 /// min, min·step, min·step², … up to max, and max itself if the steps jump over it, plus `extra` (the
 /// source's size) merged in; sorted and without repeats.

@@ -5,13 +5,15 @@
 
 #include <cstddef>
 
+#include "vector_split.hpp"
+
 namespace bandwidth {
 
 /// Copies `bytes` bytes from `src` to `dst` (device pointers on the current device, any alignment, any
-/// length, not overlapping) with a kernel that moves 16 bytes per access, one block per 4 KiB tile, the
-/// tiles handed out in address order. Where `src` and `dst` differ in alignment modulo 16 no 16-byte
-/// access can be aligned on both sides, and it falls back to a byte-wise kernel (correct, slower).
-/// Asynchronous on `stream`; 0 bytes is a no-op. Its source, src/sm_copy.cu, is the lab exercise.
+/// length, not overlapping) with kernels of src/sm_copy.cu's own, enqueued on `stream`: no cudaMemcpy, no
+/// library, none of the chapter's other copies (launch_byte_copy excepted, for pointers that disagree
+/// modulo 16). Asynchronous on `stream`; 0 bytes is a no-op. src/sm_copy.cu is exercise 02.3: as handed
+/// out it copies byte by byte (correct, slow); the goal is cudaMemcpy's speed.
 void launch_sm_copy(void* dst, const void* src, std::size_t bytes, cudaStream_t stream = nullptr);
 
 /// An SM copy as a table entry: the tuned copies beyond the lesson (beyond/sm_copy_tuned.cuh) are a table
@@ -28,17 +30,6 @@ struct SmCopyVariant {
 /// The naive rung: one 16-byte access per thread per grid-stride step, nothing else in flight.
 /// Requires `dst` and `src` 16-byte aligned (throws std::invalid_argument otherwise); any length.
 void launch_grid_stride_copy(void* dst, const void* src, std::size_t bytes, cudaStream_t stream = nullptr);
-
-/// A copy of `bytes` bytes split around 16-byte boundaries: `head_bytes` (< 16) until both pointers
-/// reach one, `vector_count` int4s, then `tail_bytes` (< 16). When `dst` and `src` disagree modulo 16
-/// no 16-byte access is aligned on both sides: `vectorizable` is false and the counts are 0.
-struct VectorSplit {
-  bool vectorizable;
-  std::size_t head_bytes;
-  std::size_t vector_count;
-  std::size_t tail_bytes;
-};
-VectorSplit split_for_vectors(const void* dst, const void* src, std::size_t bytes);
 
 /// Copies byte by byte on a grid that fills the GPU once: the fallback of every SM copy for pointers
 /// that disagree modulo 16 (correct, slow). Asynchronous on `stream`; 0 bytes is a no-op.

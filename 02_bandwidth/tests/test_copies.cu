@@ -1,5 +1,7 @@
-// Chapter 02's copies: host buffers of every kind, the SM copy kernels at awkward sizes and offsets,
-// the data check itself, and the lesson's timing claims. CPU cases first; the rest in suite "gpu".
+// Chapter 02's copies: host buffers of every kind, the SM copies beyond the lesson and the naive rung at
+// awkward sizes and offsets, the data check itself, and the lesson's two timing claims. CPU cases first;
+// the rest in suite "gpu". The lesson's own SM copy (exercise 02.3) and the copies between pointers equally
+// misaligned, which rely on split_for_vectors (exercise 02.2), are tested in test_sm_copy.cu.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -10,22 +12,20 @@
 
 #include "common/buffers.cuh"
 #include "common/check.cuh"
+#include "beyond/sm_copy_tuned.cuh"
 #include "common/device.cuh"
 #include "copies.cuh"
-#include "beyond/sm_copy_tuned.cuh"
+#include "copy_checks.cuh"
 #include "sm_copy.cuh"
 
 using namespace bandwidth;
+using copy_checks::random_bytes;
 
 namespace {
-std::vector<unsigned char> random_bytes(std::size_t n, std::uint64_t seed) {
-  std::vector<unsigned char> v(n);
-  fill_random(v, seed);
-  return v;
-}
 constexpr std::size_t guard = SweepConfig::guard_bytes;
-// The lesson's SM copies as the duel takes them (cudaMemcpy, entry 0, is always there).
-constexpr CopyKind lesson_sm_copies[] = {CopyKind::d2d_sm_kernel, CopyKind::d2d_grid_stride};
+// The lesson's SM copies as the duel takes them (cudaMemcpy, entry 0, is always there), but for its own
+// kernel: that is exercise 02.3's, tested in its suite.
+constexpr CopyKind lesson_sm_copies[] = {CopyKind::d2d_grid_stride};
 // Sizes that are not multiples of 16, below and above one vector, one block and one tile.
 const std::size_t odd_sizes[] = {1, 3, 15, 16, 17, 4097, (std::size_t{1} << 20) + 7};
 }  // namespace
@@ -103,70 +103,48 @@ TEST_SUITE("gpu") {
     CHECK(count_wrong_bytes_on_device(actual.data(), expected.data(), n, guard, nullptr) > n * 99 / 100);
   }
 
-  // The lesson's kernel and every tuned variant: the copies that must be exact for any size and alignment.
-  struct NamedCopy {
-    std::string name;
-    void (*launch)(void*, const void*, std::size_t, cudaStream_t);
-  };
-  std::vector<NamedCopy> every_sm_copy() {
-    std::vector<NamedCopy> copies{{"d2d_sm_kernel", &launch_sm_copy}};
+  // The tuned copies beyond the lesson: exact for any size and alignment. Pointers equally misaligned
+  // (a head before the body) are left to exercise 02.2's suite: they need split_for_vectors' head.
+  std::vector<copy_checks::NamedCopy> tuned_copies() {
+    std::vector<copy_checks::NamedCopy> copies;
     for (const SmCopyVariant& v : tuned_sm_copy_variants()) copies.push_back({v.name, v.launch});
     return copies;
   }
 
-  TEST_CASE("every SM copy kernel copies any size between any offsets and writes nothing outside") {
+  TEST_CASE("every tuned SM copy copies any size, aligned or between pointers that disagree modulo 16, and writes nothing outside") {
     course::require_device(0);
-    // Around the tile sizes of the kernels too (256, 1024 and 2048 int4s per tile = 4, 16 and 32 KiB).
-    const std::size_t sizes[] = {1,     2,     3,         15,        16,        17,       31,       33,
-                                 255,   256,   4095,      4097,      16383,     16385,    32767,    32768 + 17,
-                                 65535, 65536 + 5, 65536 * 3 + 9, (std::size_t{1} << 20) + 7, (std::size_t{3} << 20) + 13};
-    const std::size_t offsets[] = {0, 1, 3, 8, 15};
-    constexpr std::size_t pad = 64;  // poisoned bytes kept on both sides of the destination
-    const std::size_t largest = sizes[std::size(sizes) - 1];
+    const auto& sizes = copy_checks::awkward_sizes();
+    const std::size_t largest = *std::max_element(sizes.begin(), sizes.end());
     const auto data = random_bytes(largest + 16, 11);
-    course::DeviceBuffer<unsigned char> src(largest + 16), dst(largest + 16 + 2 * pad);
+    course::DeviceBuffer<unsigned char> src(largest + 16), dst(largest + 16 + 2 * copy_checks::pad);
     src.upload(data);
-    std::vector<unsigned char> back(dst.size());
-    for (const NamedCopy& copy : every_sm_copy())
+    for (const auto& copy : tuned_copies())
       for (const std::size_t n : sizes)
-        for (const std::size_t src_offset : offsets)
-          for (const std::size_t dst_offset : offsets) {
-            CAPTURE(copy.name);
-            CAPTURE(n);
-            CAPTURE(src_offset);
-            CAPTURE(dst_offset);
-            const std::size_t begin = pad + dst_offset;
-            CUDA_CHECK(cudaMemset(dst.data(), poison_byte, begin + n + pad));
-            copy.launch(dst.data() + begin, src.data() + src_offset, n, nullptr);
-            CUDA_CHECK(cudaDeviceSynchronize());
-            CUDA_CHECK(cudaMemcpy(back.data(), dst.data(), begin + n + pad, cudaMemcpyDeviceToHost));
-            const bool before_clean =
-                std::all_of(back.begin(), back.begin() + begin, [](unsigned char b) { return b == poison_byte; });
-            const bool copied = std::equal(back.begin() + begin, back.begin() + begin + n, data.begin() + src_offset);
-            const bool after_clean = std::all_of(back.begin() + begin + n, back.begin() + begin + n + pad,
-                                                 [](unsigned char b) { return b == poison_byte; });
-            REQUIRE(before_clean);
-            REQUIRE(copied);
-            REQUIRE(after_clean);
+        for (const std::size_t src_offset : copy_checks::offsets)
+          for (const std::size_t dst_offset : copy_checks::offsets) {
+            if (src_offset == dst_offset && src_offset != 0) continue;  // exercise 02.2's suite
+            const std::string wrong = copy_checks::checked_copy(copy, dst, src, data, n, src_offset, dst_offset);
+            INFO(wrong);
+            REQUIRE(wrong.empty());
           }
   }
 
-  TEST_CASE("every SM copy kernel is right when the grid loops many times (64 MiB + 5, aligned and not)") {
+  TEST_CASE("every tuned SM copy is right when the grid loops many times (64 MiB + 5, aligned and mutually misaligned)") {
     course::require_device(0);
     const std::size_t n = (std::size_t{64} << 20) + 5;
     const auto data = random_bytes(n + 16, 5);
     course::DeviceBuffer<unsigned char> src(n + 16), dst(n + 16 + guard);
     src.upload(data);
     std::vector<unsigned char> back(n + guard);
-    for (const NamedCopy& copy : every_sm_copy())
-      for (const std::size_t offset : {std::size_t{0}, std::size_t{3}}) {
+    for (const auto& copy : tuned_copies())
+      for (const std::size_t dst_offset : {std::size_t{0}, std::size_t{3}}) {
         CAPTURE(copy.name);
-        CAPTURE(offset);
+        CAPTURE(dst_offset);
         CUDA_CHECK(cudaMemset(dst.data(), poison_byte, dst.size()));
-        copy.launch(dst.data() + offset, src.data() + offset, n, nullptr);
+        copy.launch(dst.data() + dst_offset, src.data(), n, nullptr);
         CUDA_CHECK(cudaDeviceSynchronize());
-        CUDA_CHECK(cudaMemcpy(back.data(), dst.data() + offset, n + guard, cudaMemcpyDeviceToHost));
-        CHECK(count_wrong_bytes_on_host(back, {data.data() + offset, n}, guard) == 0);
+        CUDA_CHECK(cudaMemcpy(back.data(), dst.data() + dst_offset, n + guard, cudaMemcpyDeviceToHost));
+        CHECK(count_wrong_bytes_on_host(back, {data.data(), n}, guard) == 0);
         copy.launch(dst.data(), src.data(), 0, nullptr);  // zero bytes: nothing to do, no launch error
         CUDA_CHECK(cudaDeviceSynchronize());
       }
@@ -198,8 +176,7 @@ TEST_SUITE("gpu") {
       for (const std::size_t n : odd_sizes) {
         CAPTURE(kind_name(kind));
         CAPTURE(n);
-        for (const CopyKind copy : {CopyKind::h2d, CopyKind::d2h, CopyKind::d2d_memcpy, CopyKind::d2d_sm_kernel,
-                                    CopyKind::d2d_grid_stride}) {
+        for (const CopyKind copy : {CopyKind::h2d, CopyKind::d2h, CopyKind::d2d_memcpy, CopyKind::d2d_grid_stride}) {
           CAPTURE(copy_kind_name(copy));
           const CopyMeasurement m = bench.measure(copy, n, {1, 3});  // throws on a wrong byte
           CHECK(m.events.ms.median > 0);
@@ -220,11 +197,10 @@ TEST_SUITE("gpu") {
     CHECK_THROWS_AS(bench.measure_call_return(CopyKind::d2d_memcpy, CopyCall::memcpy, 64, {1, 1}), std::invalid_argument);
     const std::size_t n = (std::size_t{1} << 20) + 7;
     const auto duel = bench.d2d_duel(n, {1, 3}, lesson_sm_copies, tuned_sm_copy_variants());  // throws on a wrong byte
-    REQUIRE(duel.size() == 3 + tuned_sm_copy_variants().size());
+    REQUIRE(duel.size() == 2 + tuned_sm_copy_variants().size());
     CHECK(duel[0].copy == "d2d_memcpy");
-    CHECK(duel[1].copy == "d2d_sm_kernel");
-    CHECK(duel[2].copy == "d2d_grid_stride");
-    CHECK(duel[3].copy == tuned_sm_copy_variants()[0].name);
+    CHECK(duel[1].copy == "d2d_grid_stride");
+    CHECK(duel[2].copy == tuned_sm_copy_variants()[0].name);
     CHECK(bench.d2d_duel(n, {1, 1}).size() == 1);  // cudaMemcpy alone: the baseline always runs
     const CopyKind not_sm_copies[] = {CopyKind::d2d_memcpy, CopyKind::h2d};
     for (const CopyKind& wrong : not_sm_copies)
@@ -290,21 +266,20 @@ TEST_SUITE("gpu") {
     CHECK(m.spin_blocked.ms.median < m.events.ms.median);
   }
 
-  TEST_CASE("the SM copy kernels come close to cudaMemcpy device to device at 256 MiB") {
+  TEST_CASE("the fastest tuned SM copy comes close to cudaMemcpy device to device at 256 MiB") {
     course::require_device(0);
     const std::size_t n = std::size_t{256} << 20;
     CopyBench bench(n, 3);
     const auto duel = bench.d2d_duel(n, {2, 9}, lesson_sm_copies, tuned_sm_copy_variants());
-    std::size_t best = 1;
+    std::size_t best = 2;  // entry 1 is the naive rung, which is not expected to
     for (std::size_t v = 1; v < duel.size(); ++v) {
       MESSAGE("256 MiB D2D " << duel[v].copy << ": " << duel[0].ms.median / duel[v].ms.median << "x memcpy");
-      if (duel[v].ms.median < duel[best].ms.median) best = v;
+      if (v >= 2 && duel[v].ms.median < duel[best].ms.median) best = v;
     }
-    MESSAGE("fastest SM copy: " << duel[best].copy);
-    // Sanity bounds only, the lab's "within 10 %": how close the kernels come at 1 GiB is measured by
-    // bench.sh and shown from the committed results, not asserted by a timed unit test.
-    CHECK(duel[1].ms.median < 1.10 * duel[0].ms.median);     // the lesson's (or the lab's) kernel
-    CHECK(duel[best].ms.median < 1.10 * duel[0].ms.median);  // the fastest SM copy
+    MESSAGE("fastest tuned SM copy: " << duel[best].copy);
+    // A sanity bound only: the measured ratios are in the committed results (d2d_duel_beyond). The
+    // lesson's own kernel is timed against cudaMemcpy by bandwidth_exercise (exercise 02.3).
+    CHECK(duel[best].ms.median < 1.10 * duel[0].ms.median);
   }
 
   TEST_CASE("peer-to-peer copies arrive intact between every pair, with and without peer access") {

@@ -1,15 +1,17 @@
-// CPU side of chapter 02: units, the latency–bandwidth fit, statistics of batched trials, the sweep,
-// and the checks on the command line's values. Runs on CI (no GPU).
+// CPU side of chapter 02: units, the latency–bandwidth fit (exercise 02.1), statistics of batched
+// trials, the sweep, and the checks on the command line's values. Runs on CI (no GPU).
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <random>
 #include <stdexcept>
 #include <vector>
 
 #include "common/errors.hpp"
 #include "common/stats.hpp"
+#include "exercise_inputs.hpp"
 #include "model.hpp"
 
 using namespace bandwidth;
@@ -43,55 +45,144 @@ Synthetic synthetic(double alpha, double beta, double noise) {
   }
   return s;
 }
+
+double uniform(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) / static_cast<double>(1ull << 53); }
+
+// A sweep as a GPU gives one, drawn from `rng`: α from 0.5 to 30 µs and β from 5 GB/s to 3 TB/s (both
+// log-uniform); sizes from 1 KiB to 1 GiB in ×4 steps, each scaled by a factor in [1, 4) (no powers of
+// two), up to three inner sizes left out, in shuffled order; times with relative noise up to `noise`.
+struct DrawnSweep {
+  double alpha = 0, beta = 0;
+  Synthetic points;
+};
+DrawnSweep drawn_sweep(std::mt19937_64& rng, double noise) {
+  DrawnSweep d;
+  d.alpha = 0.5e-6 * std::exp(uniform(rng) * std::log(60.0));
+  d.beta = 5e9 * std::exp(uniform(rng) * std::log(600.0));
+  std::vector<double> sizes;
+  for (int k = 0; k <= 10; ++k) sizes.push_back(std::floor(1024 * std::pow(4.0, k) * (1 + 3 * uniform(rng))));
+  const int left_out = static_cast<int>(rng() % 4);
+  for (int i = 0; i < left_out; ++i) sizes.erase(sizes.begin() + 1 + static_cast<std::ptrdiff_t>(rng() % (sizes.size() - 2)));
+  std::shuffle(sizes.begin(), sizes.end(), rng);
+  for (const double n : sizes) {
+    d.points.bytes.push_back(n);
+    d.points.seconds.push_back((d.alpha + n / d.beta) * (1 + noise * (2 * uniform(rng) - 1)));
+  }
+  return d;
+}
 }  // namespace
 
-TEST_CASE("the fit recovers latency and bandwidth from exact data") {
-  const double alpha = 8e-6, beta = 25e9;
-  const auto s = synthetic(alpha, beta, 0);
-  const auto fit = fit_latency_bandwidth(s.bytes, s.seconds);
-  CHECK(fit.latency_s == doctest::Approx(alpha).epsilon(1e-6));
-  CHECK(fit.bandwidth_bytes_per_s == doctest::Approx(beta).epsilon(1e-6));
-  CHECK(fit.half_bandwidth_bytes == doctest::Approx(alpha * beta).epsilon(1e-6));  // 200 kB
-  CHECK(fit.max_relative_residual < 1e-9);
-  CHECK(fit.points == s.bytes.size());
-}
-
-TEST_CASE("with 3% noise the weighted fit still finds a latency 10^4 times smaller than the largest time") {
-  const double alpha = 2.5e-6, beta = 50e9;  // 1 GiB takes 21 ms; α is 2.5 µs
-  const auto s = synthetic(alpha, beta, 0.03);
-  const auto fit = fit_latency_bandwidth(s.bytes, s.seconds);
-  CHECK(fit.latency_s == doctest::Approx(alpha).epsilon(0.10));
-  CHECK(fit.bandwidth_bytes_per_s == doctest::Approx(beta).epsilon(0.04));
-  CHECK(fit.max_relative_residual < 0.07);
-  // Unweighted least squares on the same points: α is lost in the large sizes' residuals.
-  double sx = 0, sy = 0, sxx = 0, sxy = 0;
-  const double k = static_cast<double>(s.bytes.size());
-  for (std::size_t i = 0; i < s.bytes.size(); ++i) {
-    sx += s.bytes[i];
-    sy += s.seconds[i];
-    sxx += s.bytes[i] * s.bytes[i];
-    sxy += s.bytes[i] * s.seconds[i];
+// Exercise 02.1: the weighted fit (src/model.cpp). The handout's fit is plain least squares.
+TEST_SUITE("exercise 02.1") {
+  TEST_CASE("the fit recovers latency and bandwidth from exact data, in any order") {
+    const double alpha = 8e-6, beta = 25e9;
+    auto s = synthetic(alpha, beta, 0);
+    const auto fit = fit_latency_bandwidth(s.bytes, s.seconds);
+    CHECK(fit.latency_s == doctest::Approx(alpha).epsilon(1e-6));
+    CHECK(fit.bandwidth_bytes_per_s == doctest::Approx(beta).epsilon(1e-6));
+    CHECK(fit.half_bandwidth_bytes == doctest::Approx(alpha * beta).epsilon(1e-6));  // 200 kB
+    CHECK(fit.max_relative_residual < 1e-9);
+    CHECK(fit.points == s.bytes.size());
+    std::reverse(s.bytes.begin(), s.bytes.end());
+    std::reverse(s.seconds.begin(), s.seconds.end());
+    const auto reversed = fit_latency_bandwidth(s.bytes, s.seconds);
+    CHECK(reversed.latency_s == doctest::Approx(alpha).epsilon(1e-6));
+    CHECK(reversed.bandwidth_bytes_per_s == doctest::Approx(beta).epsilon(1e-6));
   }
-  const double slope = (k * sxy - sx * sy) / (k * sxx - sx * sx);
-  const double unweighted_alpha = (sy - slope * sx) / k;
-  CHECK(std::abs(unweighted_alpha - alpha) > 10 * std::abs(fit.latency_s - alpha));
-}
 
-TEST_CASE("the fit refuses too few points, equal sizes, mismatched lengths and non-positive values") {
-  const std::vector<double> one{1.0}, two{1.0, 2.0}, same{4.0, 4.0}, three{1.0, 2.0, 3.0}, zero{0.0, 1.0};
-  CHECK_THROWS_AS(fit_latency_bandwidth(one, one), std::invalid_argument);
-  CHECK_THROWS_AS(fit_latency_bandwidth(same, two), std::invalid_argument);
-  CHECK_THROWS_AS(fit_latency_bandwidth(two, three), std::invalid_argument);
-  CHECK_THROWS_AS(fit_latency_bandwidth(zero, two), std::invalid_argument);
-  CHECK_THROWS_AS(fit_latency_bandwidth(two, zero), std::invalid_argument);
-}
+  TEST_CASE("with 3% noise the weighted fit still finds a latency 10^4 times smaller than the largest time") {
+    const double alpha = 2.5e-6, beta = 50e9;  // 1 GiB takes 21 ms; α is 2.5 µs
+    const auto s = synthetic(alpha, beta, 0.03);
+    const auto fit = fit_latency_bandwidth(s.bytes, s.seconds);
+    CHECK(fit.latency_s == doctest::Approx(alpha).epsilon(0.10));
+    CHECK(fit.bandwidth_bytes_per_s == doctest::Approx(beta).epsilon(0.04));
+    CHECK(fit.max_relative_residual < 0.07);
+    // Unweighted least squares on the same points: α is lost in the large sizes' residuals.
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    const double k = static_cast<double>(s.bytes.size());
+    for (std::size_t i = 0; i < s.bytes.size(); ++i) {
+      sx += s.bytes[i];
+      sy += s.seconds[i];
+      sxx += s.bytes[i] * s.bytes[i];
+      sxy += s.bytes[i] * s.seconds[i];
+    }
+    const double slope = (k * sxy - sx * sy) / (k * sxx - sx * sx);
+    const double unweighted_alpha = (sy - slope * sx) / k;
+    CHECK(std::abs(unweighted_alpha - alpha) > 10 * std::abs(fit.latency_s - alpha));
+  }
 
-TEST_CASE("a latency below what the data can show gives no half-bandwidth size rather than a negative one") {
-  // Pure bandwidth with noise can fit α slightly below zero; n½ must then be 0.
-  const std::vector<double> bytes{1e3, 1e6, 1e9}, seconds{0.9e-6, 1.0e-3, 1.0};
-  const auto fit = fit_latency_bandwidth(bytes, seconds);
-  CHECK(fit.latency_s < 0);
-  CHECK(fit.half_bandwidth_bytes == 0);
+  TEST_CASE("at the fit the residuals over the fitted times squared balance: the weights are the fitted times") {
+    // The two normal equations of min Σ (r_i / F_i)² with the weights held at the fitted times F_i:
+    // Σ r_i / F_i² = 0 and Σ n_i r_i / F_i² = 0. Weights from the measured times satisfy them only by
+    // chance; a few rounds of re-weighting bring them below 1e-5 (relative, as computed here).
+    const std::uint64_t seed = bandwidth::exercise_inputs::seed(2024) ^ 0xba1a4ceull;
+    INFO("seed " << seed << " (COURSE_SEED)");
+    std::mt19937_64 rng(seed);
+    double worst = 0;
+    for (int sweep = 0; sweep < 100; ++sweep) {
+      const DrawnSweep d = drawn_sweep(rng, 0.02);
+      const auto fit = fit_latency_bandwidth(d.points.bytes, d.points.seconds);
+      double sum_r = 0, sum_nr = 0, scale_r = 0, scale_nr = 0;
+      for (std::size_t i = 0; i < d.points.bytes.size(); ++i) {
+        const double n = d.points.bytes[i];
+        const double fitted = fit.latency_s + n / fit.bandwidth_bytes_per_s;
+        const double r = d.points.seconds[i] - fitted;
+        sum_r += r / (fitted * fitted);
+        sum_nr += n * r / (fitted * fitted);
+        scale_r += 1 / fitted;
+        scale_nr += n / fitted;
+      }
+      worst = std::max({worst, std::abs(sum_r / scale_r), std::abs(sum_nr / scale_nr)});
+    }
+    CHECK(worst < 1e-5);
+  }
+
+  TEST_CASE("on 300 sweeps drawn from the seed (awkward sizes, any order, 2% noise) alpha is within 10% and beta within 4%") {
+    const std::uint64_t seed = bandwidth::exercise_inputs::seed(2024);
+    INFO("seed " << seed << " (COURSE_SEED)");
+    std::mt19937_64 rng(seed);
+    int wrong = 0;
+    for (int sweep = 0; sweep < 300; ++sweep) {
+      const DrawnSweep d = drawn_sweep(rng, 0.02);
+      const auto fit = fit_latency_bandwidth(d.points.bytes, d.points.seconds);
+      const double alpha_error = std::abs(fit.latency_s / d.alpha - 1);
+      const double beta_error = std::abs(fit.bandwidth_bytes_per_s / d.beta - 1);
+      if (!(alpha_error < 0.10 && beta_error < 0.04) && wrong++ == 0) {
+        INFO("sweep " << sweep << " of " << d.points.bytes.size() << " points: alpha " << d.alpha * 1e6 << " us fitted "
+                      << fit.latency_s * 1e6 << " us, beta " << d.beta / 1e9 << " GB/s fitted "
+                      << fit.bandwidth_bytes_per_s / 1e9 << " GB/s");
+        CHECK(alpha_error < 0.10);
+        CHECK(beta_error < 0.04);
+      }
+    }
+    CHECK(wrong == 0);
+  }
+
+  TEST_CASE("two points: the line through both") {
+    const std::vector<double> bytes{3000, 7'000'000}, seconds{4e-6, 1.2e-4};
+    const auto fit = fit_latency_bandwidth(bytes, seconds);
+    const double beta = (bytes[1] - bytes[0]) / (seconds[1] - seconds[0]);
+    CHECK(fit.bandwidth_bytes_per_s == doctest::Approx(beta).epsilon(1e-9));
+    CHECK(fit.latency_s == doctest::Approx(seconds[0] - bytes[0] / beta).epsilon(1e-9));
+    CHECK(fit.max_relative_residual < 1e-9);
+  }
+
+  TEST_CASE("the fit refuses too few points, equal sizes, mismatched lengths and non-positive values") {
+    const std::vector<double> one{1.0}, two{1.0, 2.0}, same{4.0, 4.0}, three{1.0, 2.0, 3.0}, zero{0.0, 1.0};
+    CHECK_THROWS_AS(fit_latency_bandwidth(one, one), std::invalid_argument);
+    CHECK_THROWS_AS(fit_latency_bandwidth(same, two), std::invalid_argument);
+    CHECK_THROWS_AS(fit_latency_bandwidth(two, three), std::invalid_argument);
+    CHECK_THROWS_AS(fit_latency_bandwidth(zero, two), std::invalid_argument);
+    CHECK_THROWS_AS(fit_latency_bandwidth(two, zero), std::invalid_argument);
+  }
+
+  TEST_CASE("a latency below what the data can show gives no half-bandwidth size rather than a negative one") {
+    // Pure bandwidth with noise can fit α slightly below zero; n½ must then be 0.
+    const std::vector<double> bytes{1e3, 1e6, 1e9}, seconds{0.9e-6, 1.0e-3, 1.0};
+    const auto fit = fit_latency_bandwidth(bytes, seconds);
+    CHECK(fit.latency_s < 0);
+    CHECK(fit.half_bandwidth_bytes == 0);
+  }
 }
 
 TEST_CASE("per-copy statistics of batched trials: times divide by the batch, the CV does not change") {
