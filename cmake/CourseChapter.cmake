@@ -1,16 +1,13 @@
 # Helpers every chapter uses, so that each chapter's CMakeLists.txt stays a few lines long.
 #
-#   course_lab_source(<var> <reference.cu> <lab/stub.cu>)
-#       <var> = the lab stub when COURSE_LAB is ON, else the reference source.
 #   course_add_program(<target> SOURCES ... [LIBRARIES ...] [CPU_ONLY])
 #       A chapter program, linked with course::common (course::core alone with CPU_ONLY: no CUDA).
-#   course_add_tests(<target> SOURCES ... [LIBRARIES ...] [LAB] [CPU_ONLY])
+#   course_add_tests(<target> SOURCES ... [LIBRARIES ...] [CPU_ONLY])
 #       One doctest binary, registered twice with ctest:
 #         <target>.cpu  label cpu: every test case outside the doctest suite "gpu";
 #         <target>.gpu  label gpu: the suite "gpu"; exits 77 (ctest: skipped) without a GPU,
 #                       or fails when the environment variable REQUIRE_GPU=1.
 #       CPU_ONLY: a chapter without GPU tests registers only <target>.cpu.
-#       LAB: the binary exercises lab-replaceable kernels; in lab mode its tests also carry label lab.
 #   course_add_tour(<name> COMMAND <target> [args...] [CPU])
 #       The chapter program at its default size, run by the `tour` workflow (label tour).
 #       Without CPU it needs a GPU: exit 77 shows as skipped.
@@ -55,14 +52,6 @@ function(course_add_hostile_tests prefix)
   endforeach()
 endfunction()
 
-function(course_lab_source var reference lab)
-  if(COURSE_LAB)
-    set(${var} "${lab}" PARENT_SCOPE)
-  else()
-    set(${var} "${reference}" PARENT_SCOPE)
-  endif()
-endfunction()
-
 function(_course_target_defaults target cpu_only)
   if(cpu_only)
     target_link_libraries(${target} PRIVATE course::core)
@@ -80,7 +69,7 @@ function(course_add_program target)
 endfunction()
 
 function(course_add_tests target)
-  cmake_parse_arguments(ARG "LAB;CPU_ONLY" "" "SOURCES;LIBRARIES" ${ARGN})
+  cmake_parse_arguments(ARG "CPU_ONLY" "" "SOURCES;LIBRARIES" ${ARGN})
   add_executable(${target} ${ARG_SOURCES})
   _course_target_defaults(${target} "${ARG_CPU_ONLY}")
   if(ARG_CPU_ONLY)
@@ -88,17 +77,13 @@ function(course_add_tests target)
   else()
     target_link_libraries(${target} PRIVATE course::test_main ${ARG_LIBRARIES})
   endif()
-  set(extra_label "")
-  if(ARG_LAB AND COURSE_LAB)
-    set(extra_label lab)
-  endif()
   add_test(NAME ${target}.cpu COMMAND ${target})
-  set_tests_properties(${target}.cpu PROPERTIES LABELS "cpu;${extra_label}" TIMEOUT 600)
+  set_tests_properties(${target}.cpu PROPERTIES LABELS cpu TIMEOUT 600)
   if(ARG_CPU_ONLY)
     return()
   endif()
   add_test(NAME ${target}.gpu COMMAND ${target} --gpu)
-  set_tests_properties(${target}.gpu PROPERTIES LABELS "gpu;${extra_label}" SKIP_RETURN_CODE 77 TIMEOUT 900)
+  set_tests_properties(${target}.gpu PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 900)
 endfunction()
 
 function(course_add_tour name)
