@@ -17,32 +17,19 @@ import re
 import sys
 
 chapter = pathlib.Path(__file__).resolve().parent.parent
-spec = importlib.util.spec_from_file_location("figures_01", chapter / "figures.py")
-figures = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(figures)
-failures = []
+sys.path.insert(0, str(chapter.parent / "scripts"))
+import prose_checks  # noqa: E402  (the shared first half: values given, layout, no typed numbers)
+
+figures, committed = prose_checks.load_chapter(chapter)
+readme = (chapter / "README.md").read_text()
+given = figures.values(committed)
+failures = prose_checks.prose_failures(chapter, figures, committed)
 
 
 def expect(what, got, want):
     if got != want:
         failures.append(f"{what}: got {got!r}, expected {want!r}")
 
-
-committed = {path.parent.name: json.loads(path.read_text())
-             for path in sorted((chapter.parent / "results").glob("*/01_critical_vs_triangle.json"))}
-readme = (chapter / "README.md").read_text()
-given = figures.values(committed)
-for name in re.findall(r"<!-- value:([\w.-]+) -->", readme):
-    if given.get(name, figures.MISSING) == figures.MISSING:
-        failures.append(f"value {name}: the committed results do not give it")
-for line in readme.splitlines():
-    if re.match(r"\s*<!-- value:", line) or "<!-- /value --> " in line:
-        failures.append(f"README line starts with a value, or a plain space follows one: {line.strip()}")
-prose = re.sub(r"<!-- BEGIN generated:([\w.-]+) -->.*?<!-- END generated:\1 -->", "", readme, flags=re.S)
-prose = re.sub(r"<!-- value:[\w.-]+ -->.*?<!-- /value -->", "", prose, flags=re.S)
-prose = re.sub(r"```.*?```", "", prose, flags=re.S)
-for typed in re.findall(r"\d+\.\d+\s*(?:x|×|ms|µs|us|%)(?!\w)", prose):
-    failures.append(f"a measured number typed into the prose: {typed}")
 
 # 2. A made-up sweep: two sizes, teams 1, 2, 4, 8; everything measured tells another story.
 def row(cells, strategy, threads, force, spread=0.01, idle=1.0, **extra):

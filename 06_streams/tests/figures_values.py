@@ -14,34 +14,19 @@ import re
 import sys
 
 chapter = pathlib.Path(__file__).resolve().parent.parent
-spec = importlib.util.spec_from_file_location("figures_06", chapter / "figures.py")
-figures = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(figures)
-failures = []
+sys.path.insert(0, str(chapter.parent / "scripts"))
+import prose_checks  # noqa: E402  (the shared first half: values given, layout, no typed numbers)
+
+figures, committed = prose_checks.load_chapter(chapter)
+readme = (chapter / "README.md").read_text()
+given = figures.values(committed)
+failures = prose_checks.prose_failures(chapter, figures, committed)
 
 
 def expect(what, got, want):
     if got != want:
         failures.append(f"{what}: got {got!r}, expected {want!r}")
 
-
-committed = {path.parent.name: json.loads(path.read_text())
-             for path in sorted((chapter.parent / "results").glob("*/06_streams.json"))}
-readme = (chapter / "README.md").read_text()
-given = figures.values(committed)
-for name in re.findall(r"<!-- value:([\w.-]+) -->", readme):
-    if given.get(name, figures.MISSING) == figures.MISSING:
-        failures.append(f"value {name}: the committed results do not give it")
-for line in readme.splitlines():
-    if re.match(r"\s*<!-- value:", line) or "<!-- /value --> " in line:
-        failures.append(f"README line starts with a value, or a plain space follows one: {line.strip()}")
-prose = re.sub(r"<!-- BEGIN generated:([\w.-]+) -->.*?<!-- END generated:\1 -->", "", readme, flags=re.S)
-prose = re.sub(r"<!-- value:[\w.-]+ -->.*?<!-- /value -->", "", prose, flags=re.S)
-prose = re.sub(r"```.*?```", "", prose, flags=re.S)
-# The exercises state grading thresholds (targets, not measurements).
-prose = re.sub(r"\n## Exercises\n.*?(?=\n## |\Z)", "\n", prose, flags=re.S)
-for typed in re.findall(r"\d+\.\d+\s*(?:x|×|ms|µs|us|GB/s|%)(?!\w)", prose):
-    failures.append(f"a measured number typed into the prose: {typed}")
 
 # 2. The committed H100 run, retold: staggered issue fastest on one queue, and a device with one copy engine.
 for slug, doc in committed.items():
