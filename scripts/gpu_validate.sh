@@ -4,11 +4,19 @@
 # memcheck, racecheck and synccheck over every chapter program at a small size. Fails on any report.
 #
 #   scripts/gpu_validate.sh [build-dir]        (default: build-validate; extra CMake args in $CMAKE_ARGS)
+#
+# STAGES (default "build tests sanitize") runs part of it, for machines that limit a session's length:
+# STAGES="build tests" first, then STAGES=sanitize on the same build folder (which it then reuses).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build-validate}
 logdir=${LOG_DIR:-$build/validate-logs}
 jobs=${JOBS:-$(nproc)}
+stages=" ${STAGES:-build tests sanitize} "
+for stage in $stages; do
+  case $stage in build|tests|sanitize) ;; *) echo "gpu_validate.sh: unknown stage '$stage' (build, tests, sanitize)" >&2; exit 2;; esac
+done
+wants() { [[ $stages == *" $1 "* ]]; }
 declare -a summary=()
 failed=0
 step() {  # step NAME COMMAND...: runs, logs to $logdir/NAME.log, records PASS/FAIL
@@ -24,19 +32,27 @@ step() {  # step NAME COMMAND...: runs, logs to $logdir/NAME.log, records PASS/F
   fi
 }
 
-rm -rf "$build"
-mkdir -p "$logdir"
-# shellcheck disable=SC2086
-step configure cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release ${CMAKE_ARGS:-}
-step build cmake --build "$build" -j "$jobs"
-if [ $failed -ne 0 ]; then
-  printf '%s\n' "${summary[@]}"
-  exit 1
+if wants build; then
+  rm -rf "$build"
+  mkdir -p "$logdir"
+  # shellcheck disable=SC2086
+  step configure cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release ${CMAKE_ARGS:-}
+  step build cmake --build "$build" -j "$jobs"
+  if [ $failed -ne 0 ]; then
+    printf '%s\n' "${summary[@]}"
+    exit 1
+  fi
+elif [ ! -f "$build/sanitize_commands.txt" ]; then
+  echo "gpu_validate.sh: $build holds no build: run the build stage first" >&2
+  exit 2
 fi
-step tests env REQUIRE_GPU=1 ctest --test-dir "$build" -LE tour --output-on-failure -j 1
+mkdir -p "$logdir"
+if wants tests; then
+  step tests env REQUIRE_GPU=1 ctest --test-dir "$build" -LE tour --output-on-failure -j 1
+fi
 
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-while IFS=$'\t' read -r name cmd; do
+wants sanitize && while IFS=$'\t' read -r name cmd; do
   [ -n "$name" ] || continue
   for tool in memcheck racecheck synccheck; do
     # shellcheck disable=SC2086
@@ -46,7 +62,7 @@ while IFS=$'\t' read -r name cmd; do
 done <"$build/sanitize_commands.txt"
 
 echo
-echo "== GPU validation summary ($(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)) =="
+echo "== GPU validation summary, stages:$stages($(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)) =="
 printf '%s\n' "${summary[@]}"
 if [ $failed -ne 0 ]; then echo "RESULT: FAILED"; exit 1; fi
 echo "RESULT: all passed"
