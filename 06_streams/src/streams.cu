@@ -249,8 +249,8 @@ void ring_pipeline(const float* host_in, float* host_out, std::size_t n, int ite
   const std::size_t slots = std::min<std::size_t>(streams.size(), ring.capacity);
   const std::size_t slot_capacity = ring.capacity / slots;
   // At least four chunks per stream when the ring allows it: the pipeline fills and drains in one chunk's
-  // time, so chunks must be small; each chunk costs a few microseconds more. Four per stream is the N = 32
-  // over 8 streams where the chapter's sweep bottomed out on the H100.
+  // time, so chunks must be small; each chunk costs a few microseconds more. Four per stream is N = 32 over
+  // 8 streams, on the flat bottom of the chapter's chunk sweep (the lesson's sweep plot).
   const std::size_t per_stream = 4;
   const std::size_t wanted = (n + per_stream * slots - 1) / (per_stream * slots);
   const std::size_t chunk = std::min(slot_capacity, wanted);

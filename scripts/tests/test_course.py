@@ -458,6 +458,45 @@ class CheckTests(FixtureCase):
         self.assertIn("FAILED", result.stdout)
 
 
+class PerfRequiresTests(FixtureCase):
+    """perf.requires: an optimize exercise whose reference runs another exercise's code (06.3 is timed
+    against the pipeline 06.2 fixes) is timed only once that exercise passes."""
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        edit(cls.repo / "02_scale/exercises.json", '"reference_variant": "reference"',
+             '"reference_variant": "reference", "requires": ["01.1"]')
+        git(cls.repo, "commit", "-q", "-am", "02.1 is timed only once 01.1 passes")
+
+    def grade(self, repo: Path) -> dict:
+        report = self.tmp / f"{repo.name}.json"
+        result = tool(self.repo, "grade", "--repo", str(repo), "--json", str(report), "--exercises", "02.1")
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        (entry,) = json.loads(report.read_text())["exercises"]
+        return entry
+
+    def test_timed_when_the_required_exercise_passes_and_not_before(self):
+        entry = self.grade(self.repo)
+        self.assertEqual((entry["status"], entry["points"]), ("pass", 5), entry["reason"])
+        broken = self.tmp / "01.1-broken"
+        shutil.copytree(self.repo, broken, ignore=shutil.ignore_patterns(".git", "build"))
+        edit(broken / "01_sums/src/sums.cpp", "total_of_squares += square(v);", "total_of_squares += v;")
+        entry = self.grade(broken)
+        self.assertEqual((entry["status"], entry["points"], entry["perf"]), ("fail", 0, None), entry["reason"])
+        self.assertTrue(entry["reason"].startswith("not timed: the reference runs exercise 01.1's code, so 01.1 "
+                                                   "must pass first (exercise.01.1: fail"), entry["reason"])
+
+    def test_requires_must_name_other_exercises(self):
+        for value, phrase in (('["09.9"]', "perf.requires names 09.9, which is not an exercise"),
+                              ('["02.1"]', "perf.requires must not name the exercise itself"),
+                              ('"01.1"', "perf.requires must be a non-empty list of exercise ids")):
+            repo = make_fixture(self.tmp / f"requires-{len(value)}-{value.count('9')}")
+            edit(repo / "02_scale/exercises.json", '"reference_variant": "reference"',
+                 f'"reference_variant": "reference", "requires": {value}')
+            self.assert_usage_error(tool(repo, "list"), phrase)
+
+
 class GradeTests(FixtureCase):
     """Submissions made from the fixture: the handout as given (stub), the instructor's tree (key), and
     variations of the key."""

@@ -1,4 +1,4 @@
-// WRONG: 06.3 expect: x the reference because: a slot per stream and enough chunks, but both copies go to the legacy default stream (no stream argument): with the scenario's blocking streams every copy waits for all earlier work and all later work for it, so the ring is right and as slow as the sequential run
+// WRONG: 06.3 expect: slower than the reference because: a slot per stream and enough chunks, but both copies go to the legacy default stream (no stream argument): with the scenario's blocking streams every copy waits for all earlier work and all later work for it, so the ring is right and as slow as the sequential run
   const std::size_t slots = std::min<std::size_t>(streams.size(), ring.capacity);
   const std::size_t slot_capacity = ring.capacity / slots;
   const std::size_t chunk = std::min(slot_capacity, (n + 4 * slots - 1) / (4 * slots));
