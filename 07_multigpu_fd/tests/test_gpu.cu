@@ -127,6 +127,13 @@ TEST_SUITE("gpu") {
   }
 }
 
+// [slab_counts]
+// Slabs per grid in the one-GPU decomposition test (the lesson quotes these lines). Primes, so that
+// slab edges fall on different rows for every grid; 11 slabs of the 45-row grid are 4 or 5 rows thick,
+// and 4 is the thinnest a slab may be.
+constexpr int one_gpu_slab_counts[] = {2, 3, 5, 7, 11};
+// [slab_counts]
+
 // Exercise 07.2's GPU cases: the solver runs the plan on the GPU, with the streams and events of the
 // overlapped exchange. Where no GPU is present they print a message and the CPU cases grade the plan.
 TEST_SUITE("exercise 07.2") {
@@ -138,7 +145,7 @@ TEST_SUITE("exercise 07.2") {
       for (const char* name : {"tiled_vec4", "wide_vec4_prefetch_r64", "shared_line_padded", "naive_global", "tiled_l1"}) {
         const Variant& v = find_variant(name);
         const auto one = gpu_run(p, v, 1, false, steps);
-        for (int slabs : {2, 3, 5, 7, 11}) {
+        for (int slabs : one_gpu_slab_counts) {
           if (ny / slabs < halo) continue;
           if (!decomposition_ready(ny, slabs)) return;
           for (bool overlap : {true, false}) {
