@@ -2,8 +2,9 @@
 // threads contiguous and a warp's reads consecutive; the bank model gives the lesson's wavefront counts
 // (two for a warp reading consecutive 8-byte sums; for neighbored_less at block 512, 32 at stride 8 with
 // 8-byte sums, never more than 16 with 4-byte floats); in the book's in-place kernels an interleaved
-// warp's global loads are the fewest sectors; every rung sums every size exactly. The claims that rest on an exercise's code are that exercise's suite (exercise 04.1,
-// 04.2, 04.3): a handout's stubs fail them, the chapter's own runs leave them out.
+// warp's global loads are the fewest sectors; every rung sums every size exactly. The claims that rest
+// on an exercise's code are that exercise's suite (exercise 04.1, 04.2, 04.3): a handout's stubs fail
+// them, the chapter's own runs leave them out.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -169,7 +170,7 @@ TEST_SUITE("exercise 04.1") {
 
 TEST_SUITE("exercise 04.2") {
   TEST_CASE("interleaved reads of a warp are consecutive: two wavefronts for 8-byte sums, the minimum") {
-    // Warp 0 at any step with stride >= 32 reads s[lane + stride]: spacing 1.
+    // A busy interleaved warp (any step with stride >= 32) reads 32 consecutive slots: spacing 1.
     CHECK(wavefronts(32, 1, 8) == 2);
     // neighbored_less at stride s, a full warp busy: lanes 2·s slots apart, up to 32 wavefronts (at
     // stride 16 that takes a block of 1024; the next case is the benchmark's block of 512).
