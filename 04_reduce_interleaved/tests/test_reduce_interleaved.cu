@@ -1,8 +1,10 @@
 // Chapter 04's claims, as tests: the interleaved tree folds every slot exactly once with its busy
 // threads contiguous and a warp's reads consecutive; the bank model gives the lesson's wavefront counts
-// (two for a warp reading consecutive 8-byte sums, up to 32 for neighbored_less); every rung sums every
-// size exactly. The claims that rest on an exercise's code are that exercise's suite (exercise 04.1,
-// 04.2, 04.3): a handout's stubs fail them, the chapter's own runs leave them out.
+// (two for a warp reading consecutive 8-byte sums; for neighbored_less at block 512, 32 at stride 8 with
+// 8-byte sums, never more than 16 with 4-byte floats); in the book's in-place kernels an interleaved
+// warp's global loads are the fewest sectors; every rung sums every size exactly. The claims that rest
+// on an exercise's code are that exercise's suite (exercise 04.1, 04.2, 04.3): a handout's stubs fail
+// them, the chapter's own runs leave them out.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -30,6 +32,19 @@ std::vector<unsigned> strided(unsigned first, unsigned spacing, unsigned lanes =
 }
 unsigned wavefronts(unsigned first, unsigned spacing, unsigned element_bytes) {
   return shared_wavefronts(strided(first, spacing), element_bytes);
+}
+// The slots warp 0 of neighbored_less reads at one step (the right-hand element of each busy lane's
+// pair, as in chapter 03): block / (2·stride) threads are busy, at most the warp's 32, their slots
+// 2·stride apart from slot `stride`.
+std::vector<unsigned> neighbored_less_reads(unsigned stride, unsigned block) {
+  return strided(stride, 2 * stride, std::min(32u, block / (2 * stride)));
+}
+// The 32-byte global-memory sectors a warp's loads of the 4-byte ints idata[index] touch: what the
+// book's in-place kernels, whose tree works on global memory, pay per request.
+unsigned sectors_of(const std::vector<unsigned>& indices) {
+  std::set<unsigned> sectors;
+  for (const unsigned i : indices) sectors.insert(i * 4 / 32);
+  return static_cast<unsigned>(sectors.size());
 }
 }  // namespace
 
@@ -122,6 +137,28 @@ TEST_SUITE("exercise 04.1") {
       }
   }
 
+  TEST_CASE("in the book's in-place kernels, an interleaved warp reads 4 global sectors, the fewest for 32 ints") {
+    // The book's reduceInterleaved runs this pair rule on global ints, in place: a warp's loads and its
+    // store are 32 consecutive ints, 128 bytes, 4 sectors of 32 bytes.
+    for (unsigned stride = 32; stride <= 512; stride *= 2) {
+      std::vector<unsigned> dst, src;
+      for (unsigned lane = 0; lane < 32; ++lane) {
+        const SlotPair pair = interleaved_pair(lane, stride);
+        REQUIRE(pair.dst >= 0);
+        dst.push_back(static_cast<unsigned>(pair.dst));
+        src.push_back(static_cast<unsigned>(pair.src));
+      }
+      CAPTURE(stride);
+      CHECK(sectors_of(dst) == 4);
+      CHECK(sectors_of(src) == 4);
+    }
+    // reduceNeighboredLess's busy lanes read ints 2·stride apart, 8·stride bytes: the same 128 useful
+    // bytes come from 8, 16, then 32 sectors (50 %, 25 %, 12.5 % of the fetched bytes used).
+    CHECK(sectors_of(neighbored_less_reads(1, 512)) == 8);
+    CHECK(sectors_of(neighbored_less_reads(2, 512)) == 16);
+    CHECK(sectors_of(neighbored_less_reads(4, 512)) == 32);
+  }
+
   TEST_CASE("interleaved gives the exact int64 sum for every size and block (on a GPU, when there is one)") {
     if (!checks::gpu_present_for_cpu_exercise()) return;
     const std::uint64_t seed = checks::seed_from_env(41);
@@ -133,12 +170,28 @@ TEST_SUITE("exercise 04.1") {
 
 TEST_SUITE("exercise 04.2") {
   TEST_CASE("interleaved reads of a warp are consecutive: two wavefronts for 8-byte sums, the minimum") {
-    // Warp 0 at any step with stride >= 32 reads s[lane + stride]: spacing 1.
+    // A busy interleaved warp (any step with stride >= 32) reads 32 consecutive slots: spacing 1.
     CHECK(wavefronts(32, 1, 8) == 2);
-    // neighbored_less at stride s reads s[2·s·lane + s]: spacing 2·s, up to 32 wavefronts.
+    // neighbored_less at stride s, a full warp busy: lanes 2·s slots apart, up to 32 wavefronts (at
+    // stride 16 that takes a block of 1024; the next case is the benchmark's block of 512).
     CHECK(wavefronts(1, 2, 8) == 4);
     CHECK(wavefronts(2, 4, 8) == 8);
     CHECK(wavefronts(16, 32, 8) == 32);
+  }
+
+  TEST_CASE("neighbored_less's reads at block 512: all 32 lanes share a bank at stride 8 for 8-byte sums, never for floats") {
+    // The lesson's table. 8-byte sums: lanes 16·stride bytes apart; the minimum is 2 (16 lanes busy: 1).
+    const unsigned sums[] = {4, 8, 16, 32, 16, 8, 4, 2, 1};  // strides 1, 2, 4, …, 256
+    // 4-byte floats: lanes 8·stride bytes apart; the minimum is 1.
+    const unsigned floats[] = {2, 4, 8, 16, 16, 8, 4, 2, 1};
+    unsigned i = 0;
+    for (unsigned stride = 1; stride < 512; stride *= 2, ++i) {
+      CAPTURE(stride);
+      CHECK(shared_wavefronts(neighbored_less_reads(stride, 512), 8) == sums[i]);
+      CHECK(shared_wavefronts(neighbored_less_reads(stride, 512), 4) == floats[i]);
+    }
+    // 4-byte elements reach 32 lanes in one bank only with a 1024-thread block (stride 16, 32 busy lanes).
+    CHECK(shared_wavefronts(neighbored_less_reads(16, 1024), 4) == 32);
   }
 
   TEST_CASE("a strided warp needs gcd(spacing · words per element, 32) wavefronts, for 4-, 8- and 16-byte elements") {
