@@ -7,10 +7,10 @@ For each chapter folder NN_topic with a figures.py, loads every results/<gpu>/NN
         <!-- BEGIN generated:NAME -->
         ...
         <!-- END generated:NAME -->
-    in the chapter's README.md, which is rewritten in place, and
+    in the chapter's README.md and its instructor/answer_key.md, which are rewritten in place, and
   - values(results) (optional) gives the text of each inline value
         <!-- value:NAME -->1.72x<!-- /value -->
-    so that a measured number in lesson prose is generated too, never typed.
+    so that a measured number in lesson prose (or an answer key) is generated too, never typed.
 --check also fails when a page references an image (\image html NAME) that docs/images lacks.
 
     python3 scripts/make_figures.py            # redraw plots, rewrite tables
@@ -94,6 +94,11 @@ def missing_images(pages: list[Path], images: Path) -> list[str]:
     return out
 
 
+def chapter_pages(chapter: Path) -> list[Path]:
+    """The pages make_figures fills for a chapter: its lesson and, where there is one, its answer key."""
+    return [p for p in (chapter / "README.md", chapter / "instructor" / "answer_key.md") if p.is_file()]
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--check", action="store_true", help="only compare README blocks with the results")
@@ -122,21 +127,24 @@ def main() -> int:
             images.mkdir(parents=True, exist_ok=True)
             for name in module.plots(results, images):
                 print(f"{chapter.name}: drew docs/images/{name}")
-        readme = chapter / "README.md"
         values = module.values(results) if hasattr(module, "values") else {}
-        new_text, missing = rewrite(readme, module.tables(results), values)
-        for name in missing:
-            print(f"{chapter.name}: README '{name}' is not given by figures.py", file=sys.stderr)
-            stale.append(f"{chapter.name}:{name}")
-        if new_text != readme.read_text():
-            if args.check:
-                print(f"{chapter.name}: README.md tables differ from results/ "
-                      f"(run python3 scripts/make_figures.py)", file=sys.stderr)
-                stale.append(chapter.name)
-            else:
-                readme.write_text(new_text)
-                print(f"{chapter.name}: rewrote README.md tables")
-    pages = [c / "README.md" for c in chapters] + sorted((ROOT / "docs").glob("*.md"))
+        tables = module.tables(results)
+        # The lesson and its instructor page (answer key): both quote measurements, both are generated.
+        for page in chapter_pages(chapter):
+            label = page.relative_to(chapter).as_posix()
+            new_text, missing = rewrite(page, tables, values)
+            for name in missing:
+                print(f"{chapter.name}: {label} '{name}' is not given by figures.py", file=sys.stderr)
+                stale.append(f"{chapter.name}:{name}")
+            if new_text != page.read_text():
+                if args.check:
+                    print(f"{chapter.name}: {label} tables or values differ from results/ "
+                          f"(run python3 scripts/make_figures.py)", file=sys.stderr)
+                    stale.append(f"{chapter.name}/{label}")
+                else:
+                    page.write_text(new_text)
+                    print(f"{chapter.name}: rewrote {label} tables and values")
+    pages = [p for c in chapters for p in chapter_pages(c)] + sorted((ROOT / "docs").glob("*.md"))
     for page in pages:
         if page.is_file():
             for problem in value_layout_problems(page):
