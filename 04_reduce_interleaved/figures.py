@@ -13,7 +13,7 @@ ladder = SimpleNamespace(**runpy.run_path(str(Path(__file__).resolve().parents[1
 tables, plots = ladder.results_and_time_plot("reduce_interleaved_time.png", "Chapter 04: interleaved")
 
 
-def compute(doc: dict, profile: dict | None) -> dict[str, str]:
+def compute(doc: dict, profile: dict | None, slug: str) -> dict[str, str]:
     out = ladder.step_values(doc, "interleaved")
     out["pct_copy_2_28"] = f"{ladder.row(doc, 'interleaved', ladder.SIZES[1])['pct_copy']:.0f} %"
     less = ladder.profiled(profile, "neighbored_less")

@@ -77,7 +77,7 @@ def store_efficiency_model(k: dict) -> float:
     return 100.0 * 8 / 32
 
 
-def compute(doc: dict, profile: dict | None) -> dict[str, str]:
+def compute(doc: dict, profile: dict | None, slug: str) -> dict[str, str]:
     """The numbers the lesson's prose cites: where one launch stands against CUB, the targets, and what
     the profile says about CUB's grid, the store and branch counters."""
     compared = ladder.versus_library(doc)
