@@ -307,6 +307,13 @@ def graded_values(slug: str, exercise: str, max_points: int | None = None) -> di
         # The log prints four significant digits; quote them as printed.
         out |= {"stub_ms": f"{stub['time']:.4g} ms", "stub_reference_ms": f"{stub['reference_time']:.4g} ms",
                 "stub_ratio": times(stub["ratio"]),
-                "stub_points": "(points not in the log)" if stub["points"] is None else
-                f"{stub['points']} of {max_points} points" if max_points else f"{stub['points']} points"}
+                "stub_points": stub_points(stub["points"], max_points)}
     return out
+
+
+def stub_points(points: int | None, max_points: int | None) -> str:
+    """What the handout check says a stub would score: "9 of 20 points", or 0 and why."""
+    if points is None:
+        return "(points not in the log)"
+    text = f"{points} of {max_points} points" if max_points else f"{points} points"
+    return text + (" (beyond 10× the reference's time)" if points == 0 else "")
