@@ -70,7 +70,8 @@ KEY_VALUES = ["key_runs", "neighbored_ms_2_24", "neighbored_less_ms_2_24", "neig
               "neighbored_less_ms_2_28", "unroll2_ms_2_24", "interleaved_ms_2_24", "unroll2_vs_interleaved",
               "ld_conflicts_neighbored_count", "ld_conflicts_neighbored_less_count",
               "ld_conflicts_interleaved_count"] + [
-    f"x2_{kind}_{what}" for kind in ("solution", "stub") for what in ("ms", "reference_ms", "ratio", "points")]
+    f"x2_{kind}_{what}" for kind in ("solution", "stub") for what in ("ms", "reference_ms", "ratio", "points")] + [
+    "x2_stub_source"]
 
 values = ladder.chapter_values(
     ["device", "step_2_24", "step_2_28", "pct_copy_less_2_28", "sum_2_28", "instr_neighbored", "instr_less",

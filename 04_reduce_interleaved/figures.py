@@ -86,7 +86,8 @@ KEY_VALUES = ["key_runs", "neighbored_less_ms_2_24", "interleaved_ms_2_24", "nei
               "unroll2_ms_2_28", "ch05_interleaved_ms_2_28", "unroll2_step_2_28", "int4_grid_stride_ms_2_24",
               "grid_stride_among_ch05", "branch_efficiency", "divergent", "divergent_model", "divergent_vs_less",
               "divergent_neighbored"] + [
-    f"grid_stride_{kind}_{what}" for kind in ("solution", "stub") for what in ("ms", "reference_ms", "ratio", "points")]
+    f"grid_stride_{kind}_{what}" for kind in ("solution", "stub") for what in ("ms", "reference_ms", "ratio", "points")] + [
+    "grid_stride_stub_source"]
 
 values = ladder.chapter_values(
     ["device", "step_2_24", "step_2_28", "pct_copy_2_28", "ld_conflicts_less", "ld_conflicts", "ld_per_block",

@@ -293,8 +293,8 @@ def results_and_time_plot(plot: str, title: str):
 def graded_values(slug: str, exercise: str, max_points: int | None = None) -> dict[str, str]:
     """An optimize exercise's timings for its answer key: the solution as the grader timed it
     (solution_ms, solution_reference_ms, solution_ratio = T / T_ref, solution_points) and the stub as the
-    handout check timed it (stub_ms, stub_reference_ms, stub_ratio, stub_points). Names that no committed
-    file gives are left out (chapter_values then says so)."""
+    handout check timed it (stub_ms, stub_reference_ms, stub_ratio, stub_points, stub_source: the log).
+    Names that no committed file gives are left out (chapter_values then says so)."""
     out = {}
     solution = grading_perf(slug, exercise)
     if solution is not None:
@@ -307,6 +307,7 @@ def graded_values(slug: str, exercise: str, max_points: int | None = None) -> di
         # The log prints four significant digits; quote them as printed.
         out |= {"stub_ms": f"{stub['time']:.4g} ms", "stub_reference_ms": f"{stub['reference_time']:.4g} ms",
                 "stub_ratio": times(stub["ratio"]),
+                "stub_source": f"`results/{slug}/grading/{stub['source']}`",
                 "stub_points": stub_points(stub["points"], max_points)}
     return out
 
