@@ -38,7 +38,9 @@ def neighbours(rows: list[dict], time_ms: float) -> str:
     quote = lambda r: f"`{r['kernel']}` ({ladder.ms(r['time_ms'])})"  # noqa: E731
     if faster and slower:
         return f"between {quote(faster)} and {quote(slower)}"
-    return f"faster than every rung, {quote(slower)} the nearest" if slower else f"slower than every rung, {quote(faster)} the nearest"
+    if slower:
+        return f"faster than every rung, {quote(slower)} the nearest"
+    return f"slower than every rung, {quote(faster)} the nearest"
 
 
 def answer_key_values(doc: dict, profile: dict | None, slug: str) -> dict[str, str]:
