@@ -13,9 +13,9 @@ ladder = SimpleNamespace(**runpy.run_path(str(Path(__file__).resolve().parents[1
 tables, plots = ladder.results_and_time_plot("reduce_divergence_time.png", "Chapter 03: divergence")
 
 
-def compute(doc: dict, profile: dict | None) -> dict[str, str]:
+def compute(doc: dict, profile: dict | None, slug: str) -> dict[str, str]:
     huge = ladder.SIZES[1]
-    out = ladder.step_values(doc, "neighbored_less")
+    out = ladder.step_values(doc, "neighbored_less") | answer_key_values(doc, profile, slug)
     out["pct_copy_less_2_28"] = f"{ladder.row(doc, 'neighbored_less', huge)['pct_copy']:.0f} %"
     # The exact sum every rung was checked against at 2^28, as a power of ten: what a 32-bit int (at
     # most 2.1·10^9) could not hold.
@@ -41,7 +41,39 @@ def compute(doc: dict, profile: dict | None) -> dict[str, str]:
     }
 
 
+def answer_key_values(doc: dict, profile: dict | None, slug: str) -> dict[str, str]:
+    """What instructor/answer_key.md quotes: this chapter's times, chapter 05's `unroll2` against
+    `interleaved` (the idea of exercise 03.3 on chapter 04's tree), the profile's counts in full, and
+    exercise 03.3 as the grader and the handout check timed it."""
+    big, huge = ladder.SIZES
+    config = doc.get("config", {})
+    out = {"key_runs": f"{doc['device']['name']}, block {config.get('block', '?')}, median of "
+                       f"{config.get('reps', '?')} runs"}
+    for n in (big, huge):
+        label = ladder.size_label(n).replace("^", "_")
+        for kernel in ("neighbored", "neighbored_less"):
+            out[f"{kernel}_ms_{label}"] = ladder.ms(ladder.row(doc, kernel, n)["time_ms"])
+    unroll = ladder.sibling_results(slug, "05_reduce_unroll")
+    if unroll is not None and ladder.row(unroll, "unroll2", big) and ladder.row(unroll, "interleaved", big):
+        unroll2, interleaved = ladder.row(unroll, "unroll2", big), ladder.row(unroll, "interleaved", big)
+        out |= {"unroll2_ms_2_24": ladder.ms(unroll2["time_ms"]),
+                "interleaved_ms_2_24": ladder.ms(interleaved["time_ms"]),
+                "unroll2_vs_interleaved": ladder.times(unroll2["time_ms"] / interleaved["time_ms"])}
+    for kernel in ("neighbored", "neighbored_less", "interleaved"):
+        counted = ladder.profiled(profile, kernel)
+        if counted is not None:
+            out[f"ld_conflicts_{kernel}_count"] = ladder.count(counted["shared_ld_conflicts"])
+    return out | {f"x2_{name}": text for name, text in ladder.graded_values(slug, "03.3").items()}
+
+
+KEY_VALUES = ["key_runs", "neighbored_ms_2_24", "neighbored_less_ms_2_24", "neighbored_ms_2_28",
+              "neighbored_less_ms_2_28", "unroll2_ms_2_24", "interleaved_ms_2_24", "unroll2_vs_interleaved",
+              "ld_conflicts_neighbored_count", "ld_conflicts_neighbored_less_count",
+              "ld_conflicts_interleaved_count"] + [
+    f"x2_{kind}_{what}" for kind in ("solution", "stub") for what in ("ms", "reference_ms", "ratio", "points")] + [
+    "x2_stub_source"]
+
 values = ladder.chapter_values(
     ["device", "step_2_24", "step_2_28", "pct_copy_less_2_28", "sum_2_28", "instr_neighbored", "instr_less",
      "instr_ratio", "ld_conflicts_neighbored", "ld_conflicts_less", "ld_per_block_neighbored",
-     "ld_per_block_less", "st_conflicts_neighbored", "st_conflicts_less", "profile_blocks"], compute)
+     "ld_per_block_less", "st_conflicts_neighbored", "st_conflicts_less", "profile_blocks"] + KEY_VALUES, compute)

@@ -7,6 +7,8 @@ The profiler table comes from its own results file, results/<gpu>/05_reduce_unro
 """
 from __future__ import annotations
 
+import json
+import math
 import runpy
 from pathlib import Path
 from types import SimpleNamespace
@@ -77,7 +79,7 @@ def store_efficiency_model(k: dict) -> float:
     return 100.0 * 8 / 32
 
 
-def compute(doc: dict, profile: dict | None) -> dict[str, str]:
+def compute(doc: dict, profile: dict | None, slug: str) -> dict[str, str]:
     """The numbers the lesson's prose cites: where one launch stands against CUB, the targets, and what
     the profile says about CUB's grid, the store and branch counters."""
     compared = ladder.versus_library(doc)
@@ -103,6 +105,7 @@ def compute(doc: dict, profile: dict | None) -> dict[str, str]:
         "l2_mib": f"{doc['device']['l2_bytes'] / 2**20:.0f} MiB",
         "sm_count": f"{doc['device']['sm_count']}",
     }
+    out |= answer_key_values(doc, slug)
     kernels = ((profile or {}).get("ncu") or {}).get("kernels")
     cub_k = ladder.profiled(profile, CUB)
     single = ladder.profiled(profile, "single_pass_x4")
@@ -128,11 +131,90 @@ def compute(doc: dict, profile: dict | None) -> dict[str, str]:
     }
 
 
+# Little's law in the answer key: an assumed DRAM latency under load (the lesson's Question 3 says
+# "about 600–800 ns"), not a measurement, and sm_90's limit of resident threads per SM.
+LATENCY_NS = 600
+THREADS_PER_SM = 2048
+
+
+def pct(row: dict) -> str:
+    return f"{row['pct_copy']:.1f} %"
+
+
+def exercise_points(exercise: str) -> int:
+    """An exercise's points, as exercises.json gives them."""
+    listed = json.loads((Path(__file__).resolve().parent / "exercises.json").read_text())
+    return next(e["points"] for e in listed if e["id"] == exercise)
+
+
+def answer_key_values(doc: dict, slug: str) -> dict[str, str]:
+    """What instructor/answer_key.md quotes: the rungs past half the copy bandwidth, the best rung of each
+    size, what the warp tail saves, Little's law with the measured copy bandwidth, 05.3 as the grader
+    timed it, and what the 05.3 stub should cost by Little's law."""
+    config = doc.get("config", {})
+    out = {"key_runs": f"{doc['device']['name']}, block {config.get('block', '?')}, median of "
+                       f"{config.get('reps', '?')} runs, measured copy bandwidth {config.get('copy_gbs', 0):.0f} GB/s"}
+    first_half = {}
+    for n in ladder.SIZES:
+        label = ladder.size_label(n).replace("^", "_")
+        rows = [r for r in ladder.rows_at(doc, n) if r["kernel"] != CUB]
+        past = next(i for i, r in enumerate(rows) if r["pct_copy"] >= 50)
+        first_half[n] = rows[past]["kernel"]
+        best = min(rows, key=lambda r: r["time_ms"])
+        out |= {f"half_pct_{label}": pct(rows[past]),
+                f"before_half_{label}": f"`{rows[past - 1]['kernel']}`: {pct(rows[past - 1])}",
+                f"best_pct_{label}": pct(best),
+                f"best_{label}": f"`{best['kernel']}`, {ladder.ms(best['time_ms'])}"}
+        for kernel in ("unroll8", "unroll8_last_warp"):
+            out[f"{kernel}_ms_{label}"] = ladder.ms(ladder.row(doc, kernel, n)["time_ms"])
+        out[f"unroll8_pct_{label}"] = pct(ladder.row(doc, "unroll8", n))
+        saved = 1 - ladder.row(doc, "unroll8_last_warp", n)["time_ms"] / ladder.row(doc, "unroll8", n)["time_ms"]
+        out[f"last_warp_saves_{label}"] = f"{100 * saved:.0f} %"
+        single, cub = ladder.row(doc, "single_pass_x8", n), ladder.row(doc, CUB, n)
+        out |= {f"single_pass_x8_ms_{label}": ladder.ms(single["time_ms"]), f"cub_ms_{label}": ladder.ms(cub["time_ms"]),
+                f"single_pass_x8_vs_cub_{label}": ladder.times(single["time_ms"] / cub["time_ms"])}
+    big, huge = ladder.SIZES
+    names = {first_half[big], first_half[huge]}
+    out["first_half"] = (f"`{first_half[big]}` is the first rung past 50 % of the copy bandwidth at both sizes"
+                         if len(names) == 1 else f"The first rung past 50 % of the copy bandwidth is `{first_half[big]}` "
+                         f"at 2^24 and `{first_half[huge]}` at 2^28")
+    best_huge = min((r for r in ladder.rows_at(doc, huge) if r["kernel"] != CUB), key=lambda r: r["time_ms"])
+    out["beyond_copy"] = ("above 100 % because the copy counts read + write traffic, which costs a little more "
+                          "than reading alone" if best_huge["pct_copy"] > 100 else "near 100 %, the copy's speed")
+    best_big = min((r for r in ladder.rows_at(doc, big) if r["kernel"] != CUB), key=lambda r: r["time_ms"])
+    out["best_2_24_us"] = f"{1000 * best_big['time_ms']:.0f} µs"
+    # Little's law: bytes in flight = bandwidth x latency.
+    needed = config["copy_gbs"] * 1e9 * LATENCY_NS * 1e-9
+    sm_count = doc["device"]["sm_count"]
+    out |= {"little_bytes": f"{needed / 1e6:.1f} MB",
+            "little_threads_16": f"{round(needed / 16, -2):,.0f}",
+            "little_threads_128": f"{round(needed / 128, -2):,.0f}",
+            "resident_threads": f"{sm_count} SMs × {THREADS_PER_SM} = {sm_count * THREADS_PER_SM:,}"}
+    # The 05.3 stub: one 4-byte load in flight per thread of single_pass_x8's grid at 2^28.
+    grid = ladder.row(doc, "single_pass_x8", huge)
+    in_flight = grid["grid"] * grid["block"] * 4
+    points = exercise_points("05.3")
+    out |= {"stub_in_flight": f"{in_flight / 1e6:.1f} MB", "stub_share": f"{100 * in_flight / needed:.0f} %",
+            "stub_expect_ratio": ladder.times(needed / in_flight),
+            "stub_expect_points": f"{math.ceil(points * in_flight / needed)} of {points} points"}
+    return out | {f"single_pass_{name}": text for name, text in ladder.graded_values(slug, "05.3").items()}
+
+
+KEY_VALUES = ["key_runs", "first_half", "half_pct_2_24", "before_half_2_24", "half_pct_2_28", "before_half_2_28",
+              "best_pct_2_24", "best_2_24", "best_pct_2_28", "best_2_28", "beyond_copy", "best_2_24_us",
+              "unroll8_ms_2_24", "unroll8_last_warp_ms_2_24", "last_warp_saves_2_24", "unroll8_ms_2_28",
+              "unroll8_last_warp_ms_2_28", "last_warp_saves_2_28", "unroll8_pct_2_24", "unroll8_pct_2_28",
+              "single_pass_x8_ms_2_24", "cub_ms_2_24", "single_pass_x8_vs_cub_2_24", "single_pass_x8_ms_2_28",
+              "cub_ms_2_28", "single_pass_x8_vs_cub_2_28", "little_bytes", "little_threads_16",
+              "little_threads_128", "resident_threads", "stub_in_flight", "stub_share", "stub_expect_ratio",
+              "stub_expect_points", "single_pass_solution_ms", "single_pass_solution_reference_ms",
+              "single_pass_solution_ratio", "single_pass_solution_points"]
+
 values = ladder.chapter_values(
     ["device", "ahead_sizes", "level_sizes", "behind_sizes", "ahead_range", "fastest_largest", "largest",
      "largest_margin", "largest_cub_spread", "single_2_24_us", "unroll8_pct_largest", "copy_tbs", "l2_mib",
      "cub_grid", "cub_block", "cub_per_sm", "sm_count", "no_branch_kernels", "sp_gst_formula", "sp_gst_model",
-     "sp_gst", "cub_sectors", "cub_fit", "unroll_sectors", "gst_most"], compute)
+     "sp_gst", "cub_sectors", "cub_fit", "unroll_sectors", "gst_most"] + KEY_VALUES, compute)
 
 
 def tables(results: dict[str, dict]) -> dict[str, str]:

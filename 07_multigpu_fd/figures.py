@@ -255,7 +255,7 @@ def values(results):
              "fast_math_ptx", "fast_math_registers", "debug_functions", "debug_book_stack", "debug_multi_stack",
              "default_rung", "book_smem", "book_register_arithmetic", "book_smem_arithmetic", "r32_registers",
              "r64_registers", "r32_resident_warps", "r64_resident_warps", "r32_regs_registers", "book_loads",
-             "ldg_loads")
+             "ldg_loads") + KEY_VALUES
     out = {n: "(no results)" for n in names}
     out["default_rung"] = f"`{_default_rung()}`"
     ladder = {r["variant"]: (slug, doc, r) for slug, doc, r in _rows(docs, "ladder")}
@@ -362,6 +362,73 @@ def values(results):
         same = all(report["kernels"]["fast_math"].get(k, {}).get("registers") == v["registers"] for k, v in rel.items())
         out["fast_math_registers"] = "the same" if same else "different"
         out["debug_functions"] = str(report["calls"].get("debug", "?"))
+    return out | _answer_key_values(docs)
+
+
+# ---- numbers quoted in the answer key (instructor/answer_key.md) ------------------------------------
+# Beside the lesson's values: the book's rung and the tuned one in ms, the two-GPU exchange and what it
+# would weigh on smaller grids, and the exercises as the grader ran them (results/<gpu>/grading/key.json,
+# read from the repository whatever RESULTS_DIR says, as the compiler report is).
+GRADING_DIR = pathlib.Path(__file__).resolve().parent.parent / "results"
+KEY_VALUES = ("scaling_gpus", "naive_ms_step", "naive_roofline", "book_ms_step", "tuned_ms_step", "strong2_overlap_ms",
+              "strong2_no_overlap_ms", "exchange_ms", "exchange_share", "exchange_share_4096", "exchange_share_2048",
+              "grading_gpu", "graded_07_1_s", "graded_07_2_s", "shared_tile_ms", "shared_tile_reference_ms",
+              "shared_tile_ratio", "shared_tile_points")
+
+
+def _grading(slug):
+    """The grader's run of the answer key on one GPU: {exercise id: entry}, and the GPU's name; or None."""
+    path = GRADING_DIR / slug / "grading" / "key.json"
+    if not path.is_file():
+        return None
+    key = json.loads(path.read_text())
+    return {e["id"]: e for e in key.get("exercises", [])}, key.get("gpu", slug)
+
+
+def _exchange_share(overlap_ms, exchange_ms, side, full_side):
+    """The exchange's share of a no-overlap step on a side × side grid, scaled from the measured one:
+    compute falls with the area; the exchange at most with the side (all bandwidth), at least not at
+    all (all fixed latency). Returns "between A% and B%"."""
+    compute = overlap_ms * (side / full_side) ** 2
+    low, high = exchange_ms * side / full_side, exchange_ms
+    return f"between {100 * low / (compute + low):.0f}% and {100 * high / (compute + high):.0f}%"
+
+
+def _answer_key_values(docs):
+    out = {}
+    ladder = {r["variant"]: (slug, doc, r) for slug, doc, r in _rows(docs, "ladder")}
+    if "naive_global" in ladder:
+        naive = ladder["naive_global"][2]
+        out["naive_ms_step"] = f"{naive['ms_per_step']:.3f} ms/step"
+        out["naive_roofline"] = f"{naive['roofline_pct']:.1f}%"
+    if {"shared_line", "shared_line_tuned"} <= ladder.keys():
+        out["book_ms_step"] = f"{ladder['shared_line'][2]['ms_per_step']:.2f} ms/step"
+        out["tuned_ms_step"] = f"{ladder['shared_line_tuned'][2]['ms_per_step']:.2f} ms/step"
+    pair = {r["overlap"]: (slug, doc, r) for slug, doc, r in _rows(docs, "strong") if r["gpus"] == 2}
+    if {True, False} <= pair.keys():
+        slug, doc, with_overlap = pair[True]
+        without = pair[False][2]
+        exchange = without["ms_per_step"] - with_overlap["ms_per_step"]
+        out["scaling_gpus"] = f"2 × {_name(slug, doc)}"
+        out["strong2_overlap_ms"] = f"{with_overlap['ms_per_step']:.3f} ms"
+        out["strong2_no_overlap_ms"] = f"{without['ms_per_step']:.3f} ms"
+        out["exchange_ms"] = f"{exchange:.3f} ms"
+        out["exchange_share"] = f"{100 * exchange / without['ms_per_step']:.0f}%"
+        for side in (4096, 2048):
+            out[f"exchange_share_{side}"] = _exchange_share(with_overlap["ms_per_step"], exchange, side, with_overlap["nx"])
+    graded = _grading(ladder["naive_global"][0]) if "naive_global" in ladder else None
+    if graded:
+        entries, gpu = graded
+        out["grading_gpu"] = gpu
+        for exercise in ("07.1", "07.2"):
+            if exercise in entries:
+                out[f"graded_{exercise.replace('.', '_')}_s"] = f"{entries[exercise]['wall_s']:.1f} s"
+        perf = (entries.get("07.3") or {}).get("perf")
+        if perf:
+            out["shared_tile_ms"] = f"{perf['time']:.4f} ms/step"
+            out["shared_tile_reference_ms"] = f"{perf['reference_time']:.4f} ms/step"
+            out["shared_tile_ratio"] = f"{perf['time'] / perf['reference_time']:.2f}×"
+            out["shared_tile_points"] = f"{entries['07.3']['points']} of {entries['07.3']['max_points']} points"
     return out
 
 

@@ -6,6 +6,7 @@ the tables and values (json in, Markdown out); matplotlib only inside the plot f
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
@@ -105,18 +106,71 @@ def profiled_grid(entry: dict) -> int:
 
 
 def chapter_values(names: list[str], compute):
-    """A chapter's values(results): compute(doc, profile) gives the inline numbers from the first GPU's
-    results and its profile (None where profile.sh has not run); a name it cannot give reads as such,
-    never as a stale number."""
+    """A chapter's values(results): compute(doc, profile, slug) gives the inline numbers from the first
+    GPU's results and its profile (None where profile.sh has not run); slug names that GPU's results
+    folder, for the numbers an answer key quotes from the ladder's other files there (sibling_results,
+    grading_perf, stub_timing). A name it cannot give reads as such, never as a stale number."""
 
     def values(results: dict[str, dict]) -> dict[str, str]:
         if not results:
             return {name: "(no results committed)" for name in names}
         slug = sorted(results)[0]
-        got = compute(results[slug], load_profile(slug))
-        return {name: got.get(name, "(no profile committed)") for name in names}
+        got = compute(results[slug], load_profile(slug), slug)
+        return {name: got.get(name, "(not in the committed results)") for name in names}
 
     return values
+
+
+# -- What an answer key quotes beside the chapter's own results -------------------------------------
+# The same GPU's results of another rung of the ladder (chapter 05 times every rung), the grader's run of
+# the answer key (results/<gpu>/grading/key.json: the solutions timed against their references), and
+# the handout check's timing of the stubs (results/<gpu>/grading/*.log). Missing files give None.
+
+def sibling_results(slug: str, chapter: str) -> dict | None:
+    """results/<slug>/<chapter>.json, or None."""
+    path = RESULTS / slug / f"{chapter}.json"
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def grading_perf(slug: str, exercise: str) -> dict | None:
+    """The grader's timing of one optimize exercise's solution (results/<slug>/grading/key.json): its
+    perf entry (time, reference_time, ratio, args) with the points it scored, or None."""
+    path = RESULTS / slug / "grading" / "key.json"
+    if not path.exists():
+        return None
+    entry = next((e for e in json.loads(path.read_text()).get("exercises", []) if e.get("id") == exercise), None)
+    if entry is None or not entry.get("perf"):
+        return None
+    return entry["perf"] | {"points": entry["points"], "max_points": entry["max_points"]}
+
+
+STUB_LINE = re.compile(r"exercise (?P<id>\d\d\.\d): stub correct but slow \(perf: (?P<ratio>[\d.]+)x slower than the "
+                       r"reference \(student (?P<time>[\d.]+) \w+, reference (?P<reference_time>[\d.]+) \w+, same run\): "
+                       r"(?P<rule>.*?)\); solution scores")
+
+
+def stub_timing(slug: str, exercise: str) -> dict | None:
+    """The handout check's timing of one optimize exercise's stub, as its log line (results/<slug>/grading/
+    *.log) gives it: ratio, time, reference_time (floats) and points (the points it would score, "0" beyond
+    10x), or None where no committed log timed it."""
+    for path in sorted((RESULTS / slug / "grading").glob("*.log")):
+        for m in STUB_LINE.finditer(path.read_text()):
+            if m["id"] == exercise:
+                points = re.search(r"= (\d+) of (\d+) points|beyond 10x, (0) points", m["rule"])
+                return {"ratio": float(m["ratio"]), "time": float(m["time"]),
+                        "reference_time": float(m["reference_time"]), "source": path.name,
+                        "points": None if points is None else int(points[1] or points[3])}
+    return None
+
+
+def ms(value: float) -> str:
+    """A median time as the ladder's tables print it."""
+    return f"{value:.4f} ms"
+
+
+def count(value: float) -> str:
+    """A profiler count in full, as the answer keys quote it."""
+    return f"{value:,.0f}"
 
 
 def step_values(doc: dict, kernel: str) -> dict[str, str]:
@@ -234,3 +288,33 @@ def results_and_time_plot(plot: str, title: str):
         return plot_times(results, Path(out_dir), plot, title)
 
     return tables, plots
+
+
+def graded_values(slug: str, exercise: str, max_points: int | None = None) -> dict[str, str]:
+    """An optimize exercise's timings for its answer key: the solution as the grader timed it
+    (solution_ms, solution_reference_ms, solution_ratio = T / T_ref, solution_points) and the stub as the
+    handout check timed it (stub_ms, stub_reference_ms, stub_ratio, stub_points, stub_source: the log).
+    Names that no committed file gives are left out (chapter_values then says so)."""
+    out = {}
+    solution = grading_perf(slug, exercise)
+    if solution is not None:
+        out |= {"solution_ms": ms(solution["time"]), "solution_reference_ms": ms(solution["reference_time"]),
+                "solution_ratio": times(solution["time"] / solution["reference_time"]),
+                "solution_points": f"{solution['points']} of {solution['max_points']} points"}
+        max_points = solution["max_points"]
+    stub = stub_timing(slug, exercise)
+    if stub is not None:
+        # The log prints four significant digits; quote them as printed.
+        out |= {"stub_ms": f"{stub['time']:.4g} ms", "stub_reference_ms": f"{stub['reference_time']:.4g} ms",
+                "stub_ratio": times(stub["ratio"]),
+                "stub_source": f"`results/{slug}/grading/{stub['source']}`",
+                "stub_points": stub_points(stub["points"], max_points)}
+    return out
+
+
+def stub_points(points: int | None, max_points: int | None) -> str:
+    """What the handout check says a stub would score: "9 of 20 points", or 0 and why."""
+    if points is None:
+        return "(points not in the log)"
+    text = f"{points} of {max_points} points" if max_points else f"{points} points"
+    return text + (" (beyond 10× the reference's time)" if points == 0 else "")
