@@ -1,6 +1,8 @@
 """Tables and plots of chapter 06 (streams) from committed results (see CONTRIBUTING.md)."""
 from __future__ import annotations
 
+import json
+import math
 import pathlib
 
 BLOCKS = ("streams_summary", "streams_scenarios", "streams_sweep", "streams_timelines")
@@ -113,6 +115,28 @@ def _setting(extra_list, connections, streams):
     return next(s for s in extra_list if s["connections"] == connections and s["streams"] == streams)
 
 
+def _times(value):
+    """A ratio as the prose writes it: 7.23×."""
+    return f"{value:.2f}×"
+
+
+def _sweep_points(doc):
+    """The sweep's best point (fewest measured ms, as the summary names it), the point after it and the last."""
+    sweep = sorted(doc["extra"]["sweep"], key=lambda p: p["chunks"])
+    best_n = doc["extra"]["summary"]["balanced_pipeline"]["best_chunks"]
+    i = next(k for k, p in enumerate(sweep) if p["chunks"] == best_n)
+    return sweep[i], sweep[i + 1], sweep[-1]  # IndexError when the best is the last: no right side of the U
+
+
+def _excess(point):
+    return point["measured_ms"] - point["model_ms"]
+
+
+def _per_chunk_us(a, b):
+    """The per-chunk cost from the slope of the excess over the model between two sweep points, in µs."""
+    return (_excess(b) - _excess(a)) / (b["chunks"] - a["chunks"]) * 1e3
+
+
 def _span(values):
     lo, hi = min(values), max(values)
     return f"{lo:.3f}" if f"{lo:.3f}" == f"{hi:.3f}" else f"{lo:.3f}–{hi:.3f}"
@@ -162,7 +186,111 @@ def _gpu_values(doc):
                                            f"{_orders(_setting(kernels, c, n))[o]:.2f}")
     # A verdict read from the data: where the staggered order stands among the three on one queue.
     values["one_queue.staggered_verdict"] = lambda: _verdict(_orders(_setting(kernels, 1, 4)))
+    values.update(_answer_key_values(doc))
     return values
+
+
+def _points(exercise_id):
+    """An exercise's points, as exercises.json (beside this file) gives them."""
+    exercises = json.loads((pathlib.Path(__file__).resolve().parent / "exercises.json").read_text())
+    return next(e["points"] for e in exercises if e["id"] == exercise_id)
+
+
+def _answer_key_values(doc):
+    """name -> getter of the values the instructor page (instructor/answer_key.md) quotes beyond the lesson's."""
+    extra = doc.get("extra", {})
+    cal, kernels = extra.get("calibration", {}), extra.get("issue_order", [])
+
+    def row(scenario, variant):
+        return _row(doc, scenario, variant)
+
+    def pageable():
+        return row("pageable_vs_pinned", "pageable")
+
+    def pinned():
+        return row("pageable_vs_pinned", "pinned")
+
+    def sweep_n(n):
+        return next(p for p in extra["sweep"] if p["chunks"] == n)
+
+    def best():
+        return sweep_n(extra["summary"]["balanced_pipeline"]["best_chunks"])
+
+    def after_best():
+        return _sweep_points(doc)[1]
+
+    def last():
+        return _sweep_points(doc)[2]
+
+    def depth_over_breadth(connections, streams):
+        walls = _orders(_setting(kernels, connections, streams))
+        return walls["depth_first"] / walls["breadth_first"]
+
+    return {
+        "kernel_iterations": lambda: str(cal["kernel_iterations"]),
+        "kernel_ms": lambda: f"{cal['kernel_ms']:.3f}",
+        # Question 1: the pageable pipeline against the pinned one.
+        "pageable.enqueue_ms": lambda: f"{pageable()['host_enqueue_ms']:.1f}",
+        "pageable.ms": lambda: f"{pageable()['measured_ms']:.1f}",
+        "pageable.enqueue_share": lambda: f"{100 * pageable()['host_enqueue_ms'] / pageable()['measured_ms']:.0f}%",
+        "pageable.overlap": lambda: f"{pageable()['overlap']:.2f}",
+        "pageable.h2d_ms": lambda: f"{pageable()['h2d_alone_ms']:.1f}",
+        "pageable.d2h_ms": lambda: f"{pageable()['d2h_alone_ms']:.1f}",
+        "pinned.enqueue_ms": lambda: f"{pinned()['host_enqueue_ms']:.2f}",
+        "pinned.ms": lambda: f"{pinned()['measured_ms']:.2f}",
+        "pinned.speedup": lambda: _times(pinned()["speedup"]),
+        "pinned.model_speedup": lambda: _times(pinned()["model_speedup"]),
+        "pinned.over_unchunked": lambda: _times(pinned()["measured_ms"] / sweep_n(1)["measured_ms"]),
+        "pipeline_chunks": lambda: str(doc["config"]["chunks"]),
+        "pipeline_streams": lambda: str(doc["config"]["streams"]),
+        "unchunked_ms": lambda: f"{sweep_n(1)['measured_ms']:.2f}",
+        # Question 2: the link in both directions at once.
+        "h_plus_d_ms": lambda: f"{cal['h2d_ms'] + cal['d2h_ms']:.3f}",
+        "duplex_gain": lambda: _times((cal["h2d_ms"] + cal["d2h_ms"]) / cal["both_copies_ms"]),
+        "balanced_on_h_bound": lambda: f"{max(cal['h2d_ms'], cal['d2h_ms']) / cal['both_copies_ms']:.2f}",
+        # Questions 2 and 3: the sweep at its best N, the N after it and its last N.
+        "sweep.best_ms": lambda: f"{best()['measured_ms']:.3f}",
+        "sweep.best_model_ms": lambda: f"{best()['model_ms']:.3f}",
+        "sweep.best_duplex_ms": lambda: f"{best()['duplex_model_ms']:.3f}",
+        "sweep.best_ratio_to_model": lambda: f"{best()['ratio_to_model']:.2f}",
+        "sweep.best_excess_ms": lambda: f"{_excess(best()):.3f}",
+        "sweep.next_n": lambda: str(after_best()["chunks"]),
+        "sweep.next_ms": lambda: f"{after_best()['measured_ms']:.3f}",
+        "sweep.next_model_ms": lambda: f"{after_best()['model_ms']:.3f}",
+        "sweep.next_excess_ms": lambda: f"{_excess(after_best()):.3f}",
+        "sweep.last_n": lambda: str(last()["chunks"]),
+        "sweep.last_ms": lambda: f"{last()['measured_ms']:.3f}",
+        "sweep.last_model_ms": lambda: f"{last()['model_ms']:.3f}",
+        "sweep.last_excess_ms": lambda: f"{_excess(last()):.3f}",
+        "sweep.last_duplex_excess_ms": lambda: f"{last()['duplex_model_ms'] - last()['model_ms']:.3f}",
+        "sweep.last_duplex_share": lambda: f"{100 * (last()['duplex_model_ms'] - last()['model_ms']) / _excess(last()):.0f}%",
+        "sweep.next_to_last_chunks": lambda: str(last()["chunks"] - after_best()["chunks"]),
+        "sweep.per_chunk_us": lambda: f"{_per_chunk_us(after_best(), last()):.1f}",
+        "sweep.per_chunk_us_before": lambda: f"{_per_chunk_us(best(), after_best()):.1f}",
+        "sweep.per_operation_us": lambda: f"{_per_chunk_us(after_best(), last()) / 3:.1f}",
+        # Question 4: big and small grids.
+        "big.one_launch_ms": lambda: f"{row('kernel_concurrency', 'big: 1 launch, whole buffer')['measured_ms']:.3f}",
+        "big.one_stream_ms": lambda: f"{row('kernel_concurrency', 'big: 4 launches, 1 stream')['measured_ms']:.3f}",
+        "big.streams_ms": lambda: f"{row('kernel_concurrency', 'big: 4 launches, 4 streams')['measured_ms']:.3f}",
+        "big.overlap": lambda: f"{row('kernel_concurrency', 'big: 4 launches, 4 streams')['overlap']:.2f}",
+        "small.one_stream_ms": lambda: f"{row('kernel_concurrency', 'small: 8 launches, 1 stream')['measured_ms']:.2f}",
+        "small.streams_ms": lambda: f"{row('kernel_concurrency', 'small: 8 launches, 8 streams')['measured_ms']:.2f}",
+        # Questions 5 and 6: the false dependency with 32 streams on 8 queues.
+        "shared_queues_depth_over_breadth": lambda: _times(depth_over_breadth(8, 32)),
+        "shared_queues.staggered_verdict": lambda: _verdict(_orders(_setting(kernels, 8, 32))),
+        # Question 7: the default streams.
+        "default.legacy_ms": lambda: f"{row('default_stream', 'blocking A/B + legacy default')['measured_ms']:.2f}",
+        "default.per_thread_ms": lambda: f"{row('default_stream', 'blocking A/B + per-thread default')['measured_ms']:.2f}",
+        "default.non_blocking_ms": lambda: f"{row('default_stream', 'non-blocking A/B + legacy default')['measured_ms']:.2f}",
+        # Exercise 06.3: the ring against the reference and the sequential run, one run.
+        "ring.ms": lambda: f"{row('ring_pipeline', 'ring')['measured_ms']:.2f}",
+        "ring.reference_ms": lambda: f"{row('ring_pipeline', 'reference')['measured_ms']:.2f}",
+        "ring.sequential_ms": lambda: f"{row('ring_pipeline', 'sequential')['measured_ms']:.2f}",
+        "ring.over_reference": lambda: f"{row('ring_pipeline', 'ring')['time_over_reference']:.2f}",
+        # What a stub as slow as the sequential run would score: the grader's ceil(points * T_ref / T).
+        "ring.sequential_points": lambda: str(math.ceil(_points("06.3") * row("ring_pipeline", "reference")["measured_ms"]
+                                                        / row("ring_pipeline", "sequential")["measured_ms"])),
+    }
 
 
 def _verdict(walls):
@@ -178,13 +306,14 @@ def _verdict(walls):
 
 
 def values(results: dict[str, dict]) -> dict[str, str]:
-    """Every measured number the lesson's prose shows, as `<gpu slug>.<name>` (README: <!-- value:NAME -->)."""
+    """Every measured number the lesson's prose and its answer key show, as `<gpu slug>.<name>`
+    (README.md and instructor/answer_key.md: <!-- value:NAME -->)."""
     out = {}
     for slug in sorted(results):
         for name, get in _gpu_values(results[slug]).items():
             try:
                 out[f"{slug}.{name}"] = get()
-            except (KeyError, StopIteration, TypeError, ValueError, ZeroDivisionError):
+            except (IndexError, KeyError, StopIteration, TypeError, ValueError, ZeroDivisionError):
                 out[f"{slug}.{name}"] = MISSING
     return out
 

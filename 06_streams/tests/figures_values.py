@@ -5,6 +5,9 @@
    number (a decimal followed by x, ×, ms, µs, GB/s or %: the model's whole numbers are allowed).
 2. Made-up results with another story (staggered issue fastest on one queue; one copy engine) make the
    same values and the scenarios' caption say so: a verdict typed into figures.py would fail here.
+3. The answer key (instructor/answer_key.md) likewise: every value it names is one the committed results
+   give, its Questions type no measured number outside a value, the per-chunk arithmetic it shows adds
+   up, and the sweep's values follow the best N of the results rather than a typed one.
 Exit 1, naming what differs."""
 import copy
 import importlib.util
@@ -48,6 +51,41 @@ for slug, doc in committed.items():
     committed_caption = figures.tables({slug: doc})["streams_scenarios"].splitlines()[0]
     expect("committed caption names the device's count",
            f"{doc['device']['async_engine_count']} copy engines reported by the device" in committed_caption, True)
+
+# 3. The answer key: generated from the same values, and its Questions type no measured number.
+key = (chapter / "instructor" / "answer_key.md").read_text()
+for name in re.findall(r"<!-- value:([\w.-]+) -->", key):
+    if given.get(name, figures.MISSING) == figures.MISSING:
+        failures.append(f"answer key value {name}: the committed results do not give it")
+questions = re.search(r"\n## Questions\n(.*?)(?=\n## |\Z)", key, flags=re.S)
+if not questions:
+    failures.append("the answer key has no Questions section")
+else:
+    prose = re.sub(r"<!-- value:[\w.-]+ -->.*?<!-- /value -->", "", questions.group(1), flags=re.S)
+    prose = re.sub(r"`[^`]*`", "", prose)
+    for typed in re.findall(r"\d+\.\d+(?:\s|&nbsp;)*(?:x|×|ms|µs|us|GB/s|%)(?!\w)", prose):
+        failures.append(f"a measured number typed into the answer key's Questions: {typed}")
+for slug in committed:
+    v = {k.split(".", 1)[1]: x for k, x in given.items() if k.startswith(slug + ".")}
+    try:
+        shown = (float(v["sweep.last_excess_ms"]) - float(v["sweep.next_excess_ms"])) / int(v["sweep.next_to_last_chunks"]) * 1e3
+    except (KeyError, ValueError, ZeroDivisionError) as e:
+        failures.append(f"{slug}: the answer key's per-chunk arithmetic has no values: {e}")
+    else:
+        if abs(shown - float(v["sweep.per_chunk_us"])) > 0.051:
+            failures.append(f"{slug}: the per-chunk arithmetic gives {shown:.2f} µs, the key says {v['sweep.per_chunk_us']}")
+    # The same run with its best N moved one point left: the values after the best move with it.
+    other = copy.deepcopy(committed[slug])
+    sweep = sorted(other["extra"]["sweep"], key=lambda p: p["chunks"])
+    best = next(i for i, p in enumerate(sweep) if p["chunks"] == other["extra"]["summary"]["balanced_pipeline"]["best_chunks"])
+    if best >= 1:
+        other["extra"]["summary"]["balanced_pipeline"]["best_chunks"] = sweep[best - 1]["chunks"]
+        w = figures.values({"other": other})
+        expect("the N after a moved best", w.get("other.sweep.next_n"), str(sweep[best]["chunks"]))
+        expect("the best ms of a moved best", w.get("other.sweep.best_ms"), f"{sweep[best - 1]['measured_ms']:.3f}")
+    # A sweep whose best N is its last has no right side of the U: the values say so, never a typed number.
+    other["extra"]["summary"]["balanced_pipeline"]["best_chunks"] = sweep[-1]["chunks"]
+    expect("the N after a best that is the last", figures.values({"other": other}).get("other.sweep.next_n"), figures.MISSING)
 
 for f in failures:
     print(f, file=sys.stderr)
