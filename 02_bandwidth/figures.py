@@ -337,8 +337,85 @@ def _gpu_values(doc):
     for memory in ("pageable", "pinned"):
         for copy in ("h2d", "d2h"):
             v[f"us_4k.{memory}_{copy}"] = (lambda m=memory, c=copy: f"{_spin_us(doc, c, m, 4096):.2f}")
+    v.update(_answer_key_values(doc))
     for name in _duel(doc):
         v[f"x.{name}"] = (lambda n=name: _ratio(x(n)))
+    return v
+
+
+# Values the instructor page (instructor/answer_key.md) quotes beyond the lesson's; same naming.
+ANSWER_KEY_D2D_SIZES = (4 << 20, 16 << 20, 32 << 20)  # the sizes question 5's answer walks through
+
+
+def _size_tag(n):
+    return _size(n).replace(" ", "")
+
+
+def _events_us(doc, copy, memory, nbytes):
+    return 1e3 * _sweep_point(doc, copy, memory, nbytes)["events"]["ms_median"]
+
+
+def _both(doc, memory):
+    for b in _extra(doc).get("bidirectional", []):
+        if b["memory"] == memory:
+            return b
+    raise KeyError(memory)
+
+
+def _p2p_pair(doc, peer_access, src=0, dst=1):
+    for q in _extra(doc)["p2p"]["pairs"]:
+        if (q["peer_access"], q["src"], q["dst"]) == (peer_access, src, dst):
+            return q
+    raise KeyError((peer_access, src, dst))
+
+
+def _fitted_gbs(doc, nbytes, copy="d2d_memcpy", memory="device"):
+    f = _fit(doc, copy, memory)
+    return nbytes / (f["latency_us"] * 1e-6 + nbytes / (f["bandwidth_gbs"] * 1e9)) / 1e9
+
+
+def _answer_key_values(doc):
+    dev = doc.get("device", {})
+    ceiling = _extra(doc).get("copy_ceiling", {}).get("gbs_read_plus_write", 0)
+    v = {
+        "gpu_name": lambda: dev["name"],
+        "pcie_link": lambda: f"PCIe gen {_extra(doc)['pcie']['generation']} x{_extra(doc)['pcie']['width']}",
+        "ceiling_gbs": lambda: f"{ceiling:.0f}" if ceiling else MISSING,
+        "l2_bytes": lambda: f"{dev['l2_bytes']:,}",
+        "async_engines": lambda: str(dev["async_engine_count"]),
+        # Little's law per SM at the copy ceiling, for the assumed latency range (the lesson's).
+        "littles_kb_per_sm_low": lambda: f"{ceiling * ASSUMED_LATENCY_NS[0] / dev['sm_count'] / 1e3:.0f}",
+        "littles_kb_per_sm_high": lambda: f"{ceiling * ASSUMED_LATENCY_NS[1] / dev['sm_count'] / 1e3:.0f}",
+        "p2p_size": lambda: _size(_extra(doc)["p2p"]["bytes"]),
+    }
+    for copy in ("h2d", "d2h"):
+        v[f"us_1k.pinned_{copy}"] = (lambda c=copy: f"{_spin_us(doc, c, 'pinned', 1024):.2f}")
+        v[f"us_1k_events.pinned_{copy}"] = (lambda c=copy: f"{_events_us(doc, c, 'pinned', 1024):.2f}")
+        v[f"events_extra_1k_{copy}_us"] = (
+            lambda c=copy: f"{_events_us(doc, c, 'pinned', 1024) - _spin_us(doc, c, 'pinned', 1024):.1f}")
+        for memory in KIND_ORDER[:-1]:
+            v[f"book_gbs.{memory}_{copy}"] = (lambda m=memory, c=copy: f"{_book(doc, c, m)['gbs']:.1f}")
+    for memory in KIND_ORDER[:-1]:
+        v[f"both_gbs.{memory}"] = (lambda m=memory: f"{_both(doc, m)['gbs_both_ways']:.1f}")
+        v[f"one_way_sum_gbs.{memory}"] = (lambda m=memory: f"{_both(doc, m)['gbs_one_way_sum']:.1f}")
+        v[f"both_pct.{memory}"] = (
+            lambda m=memory: f"{100 * _both(doc, m)['gbs_both_ways'] / _both(doc, m)['gbs_one_way_sum']:.0f}%")
+        v[f"both_cv.{memory}"] = (lambda m=memory: f"{100 * _both(doc, m)['cv']:.1f}%")
+    for n in ANSWER_KEY_D2D_SIZES:
+        v[f"d2d_gbs.{_size_tag(n)}"] = (
+            lambda n=n: f"{_sweep_point(doc, 'd2d_memcpy', 'device', n)['spin_blocked']['gbs']:.0f}")
+        v[f"d2d_fit_gbs.{_size_tag(n)}"] = (lambda n=n: f"{_fitted_gbs(doc, n):.0f}")
+    for access, tag in ((False, "off"), (True, "on")):
+        v[f"p2p.{tag}_one_way"] = (lambda a=access: f"{_p2p_pair(doc, a)['gbs_one_way']:.1f}")
+        v[f"p2p.{tag}_both"] = (lambda a=access: f"{_p2p_pair(doc, a)['gbs_both_ways']:.1f}")
+    # When each copy call returns: copy_return.<copy>_<memory>_<sync|async>_<size>.<field> (µs).
+    for r in doc.get("rows", []):
+        if r.get("scenario") != "copy_return":
+            continue
+        call = "async" if r["call"] == "cudaMemcpyAsync" else "sync"
+        stem = f"copy_return.{r['copy']}_{r['memory']}_{call}_{_size_tag(r['bytes'])}"
+        for field in ("return_us", "complete_us", "after_return_us", "wait_floor_us"):
+            v[f"{stem}.{field}"] = (lambda r=r, f=field: f"{r[f]:.2f}")
     return v
 
 

@@ -1,8 +1,9 @@
 """figures_read_results.py RESULTS_JSON: the lesson's tables render from a results file the program's
 tables code wrote (tests/test_tables.cpp writes one from made-up measurements), as they do from the
 committed ones (and the blocks the committed ones do not hold yet, such as "copy_return"), that the
-committed results give every inline value of the lesson, and that each value sits in the README where
-Doxygen and Markdown show it as written. Exit 1, naming the block, value or line, when not."""
+committed results give every inline value of the lesson and of its answer key (instructor/answer_key.md),
+and that each value sits in those pages where Doxygen and Markdown show it as written. Exit 1, naming the
+block, value or line, when not."""
 import importlib.util
 import json
 import re
@@ -32,19 +33,24 @@ for name in failed:
 # The inline values read the program's results file without failing (made-up measurements lack the
 # device's details and the real tuned copies, so some of them say they were not measured) ...
 figures.values({"made_up": doc})
-# ... and every value the lesson shows is one the committed results give, never the placeholder.
+# ... and every value the lesson or its answer key shows is one the committed results give, never the
+# placeholder.
 committed = {path.parent.name: json.loads(path.read_text())
              for path in sorted((chapter.parent / "results").glob("*/02_bandwidth.json"))}
 given = figures.values(committed)
-shown = re.findall(r"<!-- value:([\w.-]+) -->", (chapter / "README.md").read_text())
-unmeasured = [name for name in shown if given.get(name, figures.MISSING) == figures.MISSING]
-for name in unmeasured:
-    print(f"value {name}: the committed results do not give it", file=sys.stderr)
+pages = [chapter / "README.md", chapter / "instructor" / "answer_key.md"]
+unmeasured = []
+for page in pages:
+    for name in re.findall(r"<!-- value:([\w.-]+) -->", page.read_text()):
+        if given.get(name, figures.MISSING) == figures.MISSING:
+            unmeasured.append(name)
+            print(f"{page.relative_to(chapter)}: value {name}: the committed results do not give it", file=sys.stderr)
 # Doxygen drops the whitespace after an HTML comment ("4.0×<!-- /value --> faster" shows "4.0×faster"),
 # and Markdown reads a line that starts with "<!--" as an HTML block, ending the paragraph: so a value
-# ends its line when a word follows, and never starts one.
-badly_placed = [line for line in (chapter / "README.md").read_text().splitlines()
+# ends its line when a word follows, and never starts one (not even indented, in a list item).
+badly_placed = [(page, line) for page in pages for line in page.read_text().splitlines()
                 if re.search(r"<!-- /value --> ", line) or re.match(r"\s*<!-- value:", line)]
-for line in badly_placed:
-    print(f"README line with a value followed by a space, or starting with one: {line.strip()}", file=sys.stderr)
+for page, line in badly_placed:
+    print(f"{page.relative_to(chapter)}: a line with a value followed by a space, or starting with one: "
+          f"{line.strip()}", file=sys.stderr)
 sys.exit(1 if failed or unmeasured or badly_placed else 0)
