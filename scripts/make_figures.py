@@ -77,7 +77,7 @@ def value_layout_problems(page: Path) -> list[str]:
     "1.7xfaster") and ends a paragraph at a line that starts with one: both are refused."""
     out = []
     for number, line in enumerate(page.read_text().split("\n"), 1):
-        if line.startswith("<!-- value:"):
+        if line.lstrip().startswith("<!-- value:"):  # indented too: a list item that starts with one
             out.append(f"{page.relative_to(ROOT)}:{number}: a line must not start with a value marker")
         if re.search(r"<!-- /value --> +[^ ]", line):
             out.append(f"{page.relative_to(ROOT)}:{number}: write '<!-- /value -->&nbsp;word' (Doxygen drops that space)")
