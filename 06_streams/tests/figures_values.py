@@ -53,7 +53,9 @@ for slug, doc in committed.items():
            f"{doc['device']['async_engine_count']} copy engines reported by the device" in committed_caption, True)
 
 # 3. The answer key: generated from the same values, and its Questions type no measured number.
-key = (chapter / "instructor" / "answer_key.md").read_text()
+# A handout has no instructor/ folder: there the answer key is not checked.
+key_path = chapter / "instructor" / "answer_key.md"
+key = key_path.read_text() if key_path.is_file() else "\n## Questions\n"
 for name in re.findall(r"<!-- value:([\w.-]+) -->", key):
     if given.get(name, figures.MISSING) == figures.MISSING:
         failures.append(f"answer key value {name}: the committed results do not give it")
