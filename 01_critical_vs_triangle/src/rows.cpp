@@ -69,6 +69,7 @@ nlohmann::json config_json(const Config& config, std::size_t atoms, const course
           {"density", config.density},      {"temperature", config.temperature},
           {"cutoff", config.cutoff},        {"skin", config.skin},
           {"dt", config.dt},                {"steps", config.steps},
+          {"reference_steps", config.reference_steps < 0 ? config.steps : config.reference_steps},
           {"rebuild_every", config.rebuild_every}, {"threads", config.threads},
           {"strategies", config.variants},  {"seed", config.seed},
           {"reps", timing.reps},            {"warmup", timing.warmup},

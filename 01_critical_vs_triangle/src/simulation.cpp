@@ -55,6 +55,8 @@ void validate_config(const Config& c) {
   if (!(c.skin >= 0) || !std::isfinite(c.skin)) throw UsageError("--skin must be zero or positive");
   if (!(c.dt > 0) || !std::isfinite(c.dt)) throw UsageError("--dt must be positive");
   if (c.steps < 0) throw UsageError("--steps must be zero or positive");
+  if (c.reference_steps != -1 && c.reference_steps < 1)  // -1: the default, as many as --steps
+    throw UsageError("--reference-steps must be at least 1 (the forces are checked off the lattice)");
   if (c.rebuild_every < 1) throw UsageError("--rebuild-every must be at least 1");
   if (c.threads.empty()) throw UsageError("--threads names no thread count");
   for (int t : c.threads)

@@ -21,6 +21,10 @@ struct Config {
   double skin = 0.3;            ///< neighbour-list skin, in σ
   double dt = 0.005;            ///< timestep, in τ
   int steps = 100;              ///< timed MD steps per (variant, threads); 0: time the force part only
+  /// Steps of the serial reference loop, whose end state every variant's forces are checked on; −1: `steps`.
+  /// Fewer make a run that only wants the variants' loops (bench.sh beside LAMMPS) cheaper; the checked state
+  /// needs a few steps off the lattice, where every force is zero.
+  int reference_steps = -1;
   int rebuild_every = 20;       ///< neighbour-list rebuild period, in steps
   std::vector<int> threads{1};  ///< team sizes of the sweep
   std::vector<std::string> variants;  ///< names from variants(), in table order

@@ -262,6 +262,7 @@ TEST_CASE("validate_config accepts the defaults and rejects what cannot run") {
   rejects([](md::Config& c) { c.dt = 0.0; });
   rejects([](md::Config& c) { c.dt = -0.005; });
   rejects([](md::Config& c) { c.steps = -1; });
+  rejects([](md::Config& c) { c.reference_steps = 0; });  // the forces would be checked on the lattice
   rejects([](md::Config& c) { c.rebuild_every = 0; });
   rejects([](md::Config& c) { c.threads = {0}; });
   rejects([](md::Config& c) { c.threads = {}; });
