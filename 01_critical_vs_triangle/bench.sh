@@ -29,6 +29,7 @@ cores=$(nproc)
 # Pin each thread to its own logical CPU, so the timeline shows the algorithm, not the scheduler.
 export OMP_PROC_BIND=close OMP_PLACES=threads
 start=$SECONDS
+load_start=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || true)
 
 # The CPU's topology: a VM's 16 "cores" may be 8 cores x 2 hyper-threads, which the idle times show.
 lscpu > "$work/lscpu.txt" 2>/dev/null || true
@@ -95,10 +96,12 @@ else
 fi
 
 # One results file: the first run's header, every run's rows and timelines.
-python3 - "$results_dir/01_critical_vs_triangle.json" "$work" "$here" "${lmp:-}" "${in_lj:-}" "$work"/cells*.json <<'PY'
+load_end=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || true)
+python3 - "$results_dir/01_critical_vs_triangle.json" "$work" "$here" "${lmp:-}" "${in_lj:-}" "$load_start" "$load_end" \
+  "$work"/cells*.json <<'PY'
 import json, os, sys
-out, work, here, lmp, in_lj = sys.argv[1:6]
-paths = sorted(sys.argv[6:], key=lambda p: int(p.rsplit("cells", 1)[1].split(".")[0]))
+out, work, here, lmp, in_lj, load_start, load_end = sys.argv[1:8]
+paths = sorted(sys.argv[8:], key=lambda p: int(p.rsplit("cells", 1)[1].split(".")[0]))
 docs = [json.load(open(p)) for p in paths]
 merged = dict(docs[0])
 merged["command_line"] = " ; ".join(d["command_line"] for d in docs)
@@ -117,6 +120,9 @@ topology = {key: lscpu[name] for key, name in (("threads_per_core", "Thread(s) p
 if "siblings" in cpuinfo and "cpu cores" in cpuinfo:
     topology["cpuinfo_siblings"], topology["cpuinfo_cpu_cores"] = cpuinfo["siblings"], cpuinfo["cpu cores"]
 merged["config"]["cpu_topology"] = topology
+# How busy the machine was (1, 5 and 15-minute load averages, at the start and the end): other work on the
+# cores slows both sides of the LAMMPS comparison alike, but widens every range.
+merged["config"]["load_average"] = {"start": load_start, "end": load_end}
 print("cpu topology:", topology)
 merged["rows"] = [row for d in docs for row in d["rows"]]
 merged["extra"] = dict(docs[0]["extra"])

@@ -23,6 +23,9 @@ LOOP = re.compile(r"^Loop time of (?P<seconds>\S+) on (?P<procs>\d+) procs for (
                   r"(?P<atoms>\d+) atoms", re.M)
 THREADS = re.compile(r"with (?P<tasks>\d+) MPI tasks x (?P<threads>\d+) OpenMP threads")
 THERMO_HEADER = re.compile(r"^\s*Step\s+(.*)$")
+# LAMMPS' own breakdown of the loop time: "Pair    | min | avg | max |%varavg| %total" (Other: avg only).
+SECTION = re.compile(r"^(?P<name>Pair|Neigh|Comm|Output|Modify|Other)\s*\|(?:\s*\S*\s*\|)?\s*(?P<avg>[0-9.eE+-]+)\s*\|",
+                     re.M)
 
 
 class LogProblem(ValueError):
@@ -48,6 +51,12 @@ def parse_log(text: str) -> dict:
     if not seconds > 0 or seconds == float("inf"):
         raise LogProblem(f"loop time {loop['seconds']} is not a positive time")
     threads = THREADS.search(text, loop.end())
+    sections = {}
+    for m in SECTION.finditer(text, loop.end()):
+        try:
+            sections[m["name"]] = float(m["avg"])
+        except ValueError:
+            pass
     thermo = {}
     columns = None
     for line in text[:loop.start()].splitlines():
@@ -67,7 +76,7 @@ def parse_log(text: str) -> dict:
             thermo[int(values[0])] = dict(zip(columns, values[1:]))
     return {"version": version["version"].strip(), "loop_seconds": seconds, "steps": int(loop["steps"]),
             "atoms": int(loop["atoms"]), "mpi_tasks": int(threads["tasks"]) if threads else None,
-            "omp_threads": int(threads["threads"]) if threads else None, "thermo": thermo}
+            "omp_threads": int(threads["threads"]) if threads else None, "thermo": thermo, "sections_s": sections}
 
 
 def _median(values):
@@ -120,7 +129,7 @@ def collect(folder: str, lmp: str, in_lj: str, root: str | None = None,
             atoms = row["atoms"]
         steps, cells = doc["config"]["steps"], doc["config"]["cells"]
 
-    lammps, first = {}, None
+    lammps, sections, first = {}, {}, None
     for threads, rnd, path in _runs(folder, "lammps", ".log"):
         where = f"bench.sh: LAMMPS at {threads} threads, round {rnd} ({os.path.basename(path)})"
         try:
@@ -137,6 +146,8 @@ def collect(folder: str, lmp: str, in_lj: str, root: str | None = None,
             say(f"{where}: ran {', '.join(wrong)}; left out")
             continue
         lammps.setdefault(threads, []).append(run["steps"] / run["loop_seconds"])
+        for name, seconds in run["sections_s"].items():
+            sections.setdefault(threads, {}).setdefault(name, []).append(seconds)
         first = first or run
 
     header = {"version": first["version"] if first else None, "executable": _shown(lmp, root),
@@ -161,7 +172,9 @@ def collect(folder: str, lmp: str, in_lj: str, root: str | None = None,
                      "ours_strategy": best, "ours_loop_steps_per_s": by_strategy[best],
                      "ours_loop_steps_per_s_min": min(mine), "ours_loop_steps_per_s_max": max(mine),
                      "ours_rounds": len(mine), "ours_by_strategy": by_strategy,
-                     "ratio": by_strategy[best] / theirs})
+                     "ratio": by_strategy[best] / theirs,
+                     # LAMMPS' breakdown of its loop (Pair, Neigh, Comm, Modify, ...), medians over the rounds
+                     "lammps_sections_s": {k: _median(v) for k, v in sorted(sections.get(threads, {}).items())}})
     for threads in sorted(set(ours) - set(lammps)):
         say(f"bench.sh: no LAMMPS run at {threads} threads finished: no lammps_omp row there")
     return header, rows

@@ -28,7 +28,12 @@ def log(seconds=2.0, steps=100, atoms=32000, threads=2, finished=True):
     if finished:
         text += (f"       {steps}   0.75   -5.75   0   -4.62   0.2\n"
                  f"Loop time of {seconds} on {threads} procs for {steps} steps with {atoms} atoms\n\n"
-                 f"95.5% CPU use with 1 MPI tasks x {threads} OpenMP threads\n")
+                 f"95.5% CPU use with 1 MPI tasks x {threads} OpenMP threads\n\nMPI task timing breakdown:\n"
+                 "Section |  min time  |  avg time  |  max time  |%varavg| %total\n"
+                 "---------------------------------------------------------------\n"
+                 "Pair    | 1.3        | 1.4        | 1.5        |   0.0 | 70.00\n"
+                 "Comm    | 0.3        | 0.4        | 0.5        |   0.0 | 20.00\n"
+                 "Other   |            | 0.2        |            |       | 10.00\n")
     return text
 
 
@@ -38,6 +43,7 @@ expect("version", run["version"], "1 Jan 2000 - Made up")
 expect("threads", run["omp_threads"], 2)
 expect("step-0 pressure", run["thermo"].get(0, {}).get("Press"), -5.0197073)
 expect("step-100 E_pair", run["thermo"].get(100, {}).get("E_pair"), -5.75)
+expect("LAMMPS' own breakdown", run["sections_s"], {"Pair": 1.4, "Comm": 0.4, "Other": 0.2})
 for name, text in (("cut short", log(finished=False)), ("empty", ""), ("not a number", log(seconds="nan")),
                    ("garbage", "Segmentation fault\n")):
     try:
@@ -82,6 +88,7 @@ with tempfile.TemporaryDirectory() as folder:
     expect("ratio on 1 thread", one.get("ratio"), 60.0 / 40.0)
     expect("ratio on 2 threads", two.get("ratio"), 120.0 / 100.0)
     expect("strategy name", {row["strategy"] for row in rows}, {"lammps_omp"})
+    expect("LAMMPS' Comm on 1 thread (median)", one.get("lammps_sections_s", {}).get("Comm"), 0.4)
 
 for f in failures:
     print(f, file=sys.stderr)
