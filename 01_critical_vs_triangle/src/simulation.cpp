@@ -14,7 +14,9 @@
 
 namespace md {
 
-double box_side(const Config& config) { return config.cells * std::cbrt(4.0 / config.density); }
+double box_side(const Config& config) {
+  return config.initial ? config.initial->box : config.cells * std::cbrt(4.0 / config.density);
+}
 
 int max_team_size() { return 4 * std::max(1, omp_get_num_procs()); }
 
@@ -24,7 +26,7 @@ namespace {
 /// (~400 B), the half and full lists and the build's scratch rows (4 B per listed neighbour, about
 /// twice over), and one private force array per thread for each of the three variants that keep them.
 double estimated_bytes(const Config& c) {
-  const double atoms = 4.0 * c.cells * c.cells * c.cells;
+  const double atoms = c.initial ? static_cast<double>(c.initial->size()) : 4.0 * c.cells * c.cells * c.cells;
   const double reach = c.cutoff + c.skin;
   const double neighbours = std::min(atoms, c.density * 4.0 / 3.0 * std::numbers::pi * reach * reach * reach);
   const int largest_team = c.threads.empty() ? 1 : *std::max_element(c.threads.begin(), c.threads.end());
@@ -110,6 +112,7 @@ std::vector<int> parse_thread_list(const std::vector<std::string>& items, int ma
 }
 
 System make_system(const Config& config) {
+  if (config.initial) return *config.initial;
   System system = make_fcc_lattice(config.cells, config.density);
   assign_velocities(system, config.temperature, config.seed);
   return system;

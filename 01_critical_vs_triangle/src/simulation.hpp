@@ -4,6 +4,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -29,9 +30,13 @@ struct Config {
   std::vector<int> threads{1};  ///< team sizes of the sweep
   std::vector<std::string> variants;  ///< names from variants(), in table order
   std::uint64_t seed = 87287;   ///< velocity seed (LAMMPS' in.lj uses 87287 too; its generator differs)
+  /// A state to start from instead of the lattice (--data: LAMMPS' own, read_lammps_data); it replaces
+  /// cells, density, temperature and seed (the driver sets density and temperature from it, for the checks).
+  std::shared_ptr<const System> initial;
+  std::string data_file;        ///< where `initial` came from, for the results
 };
 
-/// Side of the cubic box the configuration asks for.
+/// Side of the cubic box the configuration asks for (the data file's box, when it starts from one).
 double box_side(const Config& config);
 
 /// The largest team a sweep may use: 4 × the logical cores. Beyond that every thread waits for a core
@@ -50,7 +55,8 @@ void validate_config(const Config& config);
 /// it says to name the large teams as a list instead of sweeping up to them).
 std::vector<int> parse_thread_list(const std::vector<std::string>& items, int max_team);
 
-/// Builds the configured system: fcc lattice, velocities at the configured temperature.
+/// Builds the configured system: fcc lattice, velocities at the configured temperature; or a copy of the
+/// state it starts from (config.initial).
 System make_system(const Config& config);
 
 /// What a timed MD loop reports.
