@@ -4,7 +4,7 @@
 # Thread sweep 1..nproc for every strategy at the study's sizes: 20 cells (32,000 atoms, LAMMPS in.lj),
 # 35 (171,500) and, if time allows, 55 (665,500). Writes <results_dir>/01_critical_vs_triangle.json.
 # Budget: about 5 minutes wall on 16 cores: the sweeps about 2.5 (size 55 is skipped when sizes 20 and 35
-# took more than 150 s), LAMMPS beside this program about 2.
+# took more than 150 s), LAMMPS beside this program about 2, the minimum-image step both ways under half a minute.
 # Robustness over length: every (strategy, threads) is timed many times in interleaved rounds (critical,
 # triangle, ... critical, triangle, ...) and reported as median with its min-max range; the MD loops that
 # give timesteps/s are kept short (they time the same force code plus the integrator).
@@ -38,6 +38,22 @@ grep -m2 -E '^(siblings|cpu cores)' /proc/cpuinfo > "$work/cpuinfo.txt" || true
 # Default system: 40 MD steps per (strategy, threads) for timesteps/s; 15 interleaved force rounds.
 "$program" --cells 20 --threads "$cores" --steps 40 --reps 15 --warmup 2 --json "$work/cells20.json"
 echo "bench.sh: size 20 done at $((SECONDS - start)) s"
+
+# The lesson step "periodic images once per list", timed both ways in turns (before: every pair takes the
+# minimum image; after: only the pairs found across the box): critical, the force part and in.lj's 100-step
+# loop, on 1 thread and on all cores. IMAGE_ROUNDS rounds (default 3).
+images=$SECONDS
+image_rounds=${IMAGE_ROUNDS:-3}
+[[ "$image_rounds" =~ ^[1-9][0-9]?$ ]] || { echo "bench.sh: IMAGE_ROUNDS must be a count 1..99, got '$image_rounds'" >&2; exit 2; }
+mkdir -p "$work/images"
+for ((r = 1; r <= image_rounds; ++r)); do
+  for mode in every-pair across-box; do
+    "$program" --cells 20 --steps 100 --reference-steps 10 --threads "1,$cores" --variants critical --reps 9 --warmup 1 \
+      --minimum-image "$mode" --json "$work/images/${mode}_r${r}.json" > "$work/images/${mode}_r${r}.txt"
+  done
+done
+images=$((SECONDS - images))
+echo "bench.sh: minimum image both ways done in $images s"
 
 # LAMMPS: where it is, and its in.lj. Anything missing is one line, and the bench goes on without LAMMPS.
 lmp="" in_lj=""
@@ -87,7 +103,7 @@ fi
 
 # The study's sizes: fewer MD steps (the force part is what the study times), 9 rounds.
 "$program" --cells 35 --threads "$cores" --steps 10 --reps 9 --warmup 1 --json "$work/cells35.json"
-sweeps=$((SECONDS - start - side_by_side))
+sweeps=$((SECONDS - start - side_by_side - images))
 if (( sweeps < 150 )); then
   big_threads=$(for t in 1 2 4 8 11; do (( t < cores )) && printf '%s,' "$t"; done; echo "$cores")
   "$program" --cells 55 --threads "$big_threads" --steps 5 --reps 4 --warmup 1 --json "$work/cells55.json"
@@ -128,6 +144,24 @@ merged["rows"] = [row for d in docs for row in d["rows"]]
 merged["extra"] = dict(docs[0]["extra"])
 merged["extra"]["timelines"] = [t for d in docs for t in d["extra"].get("timelines", [])]
 merged["extra"]["step0_by_cells"] = {str(d["config"]["cells"]): d["extra"]["step0"] for d in docs}
+# The minimum-image step: per mode and team, the medians over the rounds of the force part (each round's
+# own median of 9) and of the loop's timesteps/s, with their ranges.
+import glob, re
+runs = {}
+for path in glob.glob(os.path.join(work, "images", "*.json")):
+    mode = re.match(r"(.*)_r\d+\.json$", os.path.basename(path)).group(1)
+    for row in json.load(open(path))["rows"]:
+        if row["strategy"] == "critical":
+            runs.setdefault((mode, row["threads"]), []).append(row)
+def spread(values):
+    v = sorted(values)
+    return {"median": v[len(v) // 2], "min": v[0], "max": v[-1]}
+merged["extra"]["minimum_image_step"] = {
+    "strategy": "critical", "cells": 20, "steps": 100, "order": "per round: every-pair, then across-box",
+    "rows": [{"minimum_image": mode, "threads": t, "rounds": len(rows),
+              "force_ms": spread([r["force_ms"] for r in rows]),
+              "loop_steps_per_s": spread([r["loop_steps_per_s"] for r in rows])}
+             for (mode, t), rows in sorted(runs.items())]}
 # LAMMPS beside this program (lammps_side_by_side.py): its rows and its version in the header.
 if lmp:
     sys.path.insert(0, here)

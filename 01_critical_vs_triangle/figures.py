@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pathlib
 
-BLOCKS = ("cvt_sweep", "cvt_idle", "cvt_sizes", "cvt_loop", "cvt_lammps", "cvt_plots")
+BLOCKS = ("cvt_sweep", "cvt_idle", "cvt_sizes", "cvt_loop", "cvt_lammps", "cvt_images", "cvt_plots")
 NO_RESULTS = "No results are committed yet: run `bash 01_critical_vs_triangle/bench.sh build results/<machine>`."
 STRATEGIES = ("critical", "triangle", "atomic", "thread_arrays", "full_list")
 # Quoted, not measured: the 2012 study's force-part speedups at 11 threads on its 16-core SMP server, over its
@@ -234,6 +234,57 @@ def _lammps(results):
     return "\n".join(parts).rstrip()
 
 
+def _image_rows(doc):
+    """bench.sh's minimum-image step, timed both ways: {(mode, threads): row}."""
+    step = doc.get("extra", {}).get("minimum_image_step") or {}
+    return {(r["minimum_image"], r["threads"]): r for r in step.get("rows", [])}
+
+
+def _images(results):
+    parts = []
+    for slug in _lammps_slugs(results):
+        doc = results[slug]
+        rows = _image_rows(doc)
+        note = f", {MACHINE_NOTES[slug]}" if slug in MACHINE_NOTES else ""
+        teams = sorted({t for _, t in rows})
+        if not teams:
+            parts.append(f"**{_cpu(doc)}**{note}: this machine's committed run predates the step, so it shows no "
+                         "measurement of it.\n")
+            continue
+        rounds = sorted({r["rounds"] for r in rows.values()})
+        parts.append(f"**{_cpu(doc)}**{note}: `critical`, in.lj's system, both ways in turns, "
+                     f"{'-'.join(map(str, rounds))} rounds; median (min-max) over the rounds of the force part "
+                     "(each round's own median of 9 evaluations) and of the 100-step loop. *Gain*: the ratio of "
+                     "the medians, before over after for the force part, after over before for timesteps/s.\n")
+        parts.append("| threads | force part (ms), every pair | only across the box | gain | timesteps/s, every pair "
+                     "| only across the box | gain |")
+        parts.append("|---:|---:|---:|---:|---:|---:|---:|")
+        for t in teams:
+            b, a = rows.get(("every-pair", t)), rows.get(("across-box", t))
+            if not (a and b):
+                continue
+            fb, fa, lb, la = b["force_ms"], a["force_ms"], b["loop_steps_per_s"], a["loop_steps_per_s"]
+            parts.append(f"| {t} | {fb['median']:.2f} ({fb['min']:.2f}-{fb['max']:.2f}) | {fa['median']:.2f} "
+                         f"({fa['min']:.2f}-{fa['max']:.2f}) | {fb['median'] / fa['median']:.2f}x | {lb['median']:.1f} "
+                         f"({lb['min']:.1f}-{lb['max']:.1f}) | {la['median']:.1f} ({la['min']:.1f}-{la['max']:.1f}) | "
+                         f"{la['median'] / lb['median']:.2f}x |")
+        parts.append("")
+    return "\n".join(parts).rstrip()
+
+
+def _image_values(doc):
+    out = {}
+    rows = _image_rows(doc)
+    for t in sorted({t for _, t in rows}):
+        b, a = rows.get(("every-pair", t)), rows.get(("across-box", t))
+        if a and b:
+            out[f"images.force_gain.{t}"] = f"{b['force_ms']['median'] / a['force_ms']['median']:.2f}×"
+            out[f"images.loop_gain.{t}"] = f"{a['loop_steps_per_s']['median'] / b['loop_steps_per_s']['median']:.2f}×"
+            apart = (a["force_ms"]["max"] < b["force_ms"]["min"] or b["force_ms"]["max"] < a["force_ms"]["min"])
+            out[f"images.force_ranges.{t}"] = "apart" if apart else "overlapping"
+    return out
+
+
 def _teams_text(teams):
     teams = list(teams)
     return "1 thread" if teams == [1] else f"{_list([str(t) for t in teams])} threads"
@@ -424,7 +475,7 @@ def values(results: dict[str, dict]) -> dict[str, str]:
         out.update({f"{slug}.{name}": text for name, text in named.items()})
     for slug in _lammps_slugs(results):
         try:
-            named = _lammps_values(results[slug])
+            named = {**_lammps_values(results[slug]), **_image_values(results[slug])}
         except (KeyError, IndexError, TypeError, ValueError, ZeroDivisionError):
             named = {}
         out.update({f"{slug}.{name}": text for name, text in named.items()})
@@ -450,9 +501,10 @@ def tables(results: dict[str, dict]) -> dict[str, str]:
         return {name: NO_RESULTS for name in BLOCKS}
     if not _sweep_slugs(results):  # only the 2-core development run: no sweep to show
         return {"cvt_sweep": NO_RESULTS, "cvt_idle": NO_RESULTS, "cvt_sizes": NO_RESULTS, "cvt_loop": _loop(results),
-                "cvt_lammps": _lammps(results), "cvt_plots": NO_RESULTS}
+                "cvt_lammps": _lammps(results), "cvt_images": _images(results), "cvt_plots": NO_RESULTS}
     return {"cvt_sweep": _sweep(results), "cvt_idle": _idle(results), "cvt_sizes": _size_table(results),
-            "cvt_loop": _loop(results), "cvt_lammps": _lammps(results), "cvt_plots": _image_lines(results)}
+            "cvt_loop": _loop(results), "cvt_lammps": _lammps(results), "cvt_images": _images(results),
+            "cvt_plots": _image_lines(results)}
 
 
 def plots(results: dict[str, dict], out_dir: pathlib.Path) -> list[str]:

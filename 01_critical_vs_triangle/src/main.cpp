@@ -74,9 +74,14 @@ Options parse_options(int argc, char** argv) {
   app.add_option("--data", c.data_file, "start from a LAMMPS data file (write_data, atom_style atomic, one type of "
                  "mass 1, with velocities) instead of the lattice")
       ->excludes(cells)->excludes(temperature)->excludes(density)->excludes(seed);
+  std::string minimum_image = "across-box";
+  app.add_option("--minimum-image", minimum_image, "which listed pairs take the minimum image in the force loop: "
+                 "across-box (only those found through a periodic image) or every-pair (all, as before that lesson "
+                 "step)")->check(CLI::IsMember({"across-box", "every-pair"}))->capture_default_str();
   course::add_common_options(app, o.common, course::Processor::cpu);
   course::parse_command_line(app, argc, argv);
   c.threads = md::parse_thread_list(threads, md::max_team_size());
+  c.minimum_image_every_pair = minimum_image == "every-pair";
   if (!c.data_file.empty()) {
     try {
       c.initial = std::make_shared<const md::System>(md::read_lammps_data(c.data_file));

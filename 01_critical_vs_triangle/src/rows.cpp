@@ -73,7 +73,8 @@ nlohmann::json config_json(const Config& config, std::size_t atoms, const course
           {"rebuild_every", config.rebuild_every}, {"threads", config.threads},
           {"strategies", config.variants},  {"seed", config.seed},
           {"reps", timing.reps},            {"warmup", timing.warmup},
-          {"omp_num_procs", omp_get_num_procs()}};
+          {"omp_num_procs", omp_get_num_procs()},
+          {"minimum_image", config.minimum_image_every_pair ? "every-pair" : "across-box"}};
   if (config.initial) {  // started from a data file: no lattice, and no velocity seed
     json["cells"] = nullptr;
     json["seed"] = nullptr;

@@ -118,6 +118,12 @@ System make_system(const Config& config) {
   return system;
 }
 
+NeighbourList build_list(const System& system, const Config& config, ListKind kind, int threads) {
+  NeighbourList list = build_neighbour_list(system, config.cutoff + config.skin, kind, threads);
+  if (config.minimum_image_every_pair) list.image_from.clear();
+  return list;
+}
+
 // [md_loop]
 LoopResult run_md(System& system, const Config& config, const Variant& strategy, int threads, int steps,
                   ForceWorkspace& workspace, std::vector<Vec3>& force) {
@@ -126,7 +132,7 @@ LoopResult run_md(System& system, const Config& config, const Variant& strategy,
   const double atoms = static_cast<double>(system.size());
   force.assign(system.size(), Vec3{});
   wrap_and_sort_by_cell(system, reach);
-  NeighbourList list = build_neighbour_list(system, reach, strategy.list, threads);
+  NeighbourList list = build_list(system, config, strategy.list, threads);
   std::vector<Vec3> at_build = system.position;  // the stale-list check measures motion from here
   int built_at = 0;
   const auto compute_forces = [&] {
@@ -156,7 +162,7 @@ LoopResult run_md(System& system, const Config& config, const Variant& strategy,
       wrap_and_sort_by_cell(system, reach);  // reorders x and v; f is recomputed just below
       x = system.position.data();
       v = system.velocity.data();
-      list = build_neighbour_list(system, reach, strategy.list, threads);
+      list = build_list(system, config, strategy.list, threads);
       at_build = system.position;
       built_at = step;
       ++result.rebuilds;

@@ -34,7 +34,14 @@ struct Config {
   /// cells, density, temperature and seed (the driver sets density and temperature from it, for the checks).
   std::shared_ptr<const System> initial;
   std::string data_file;        ///< where `initial` came from, for the results
+  /// The lesson step "periodic images once per list" undone (--minimum-image every-pair): every listed pair
+  /// takes the minimum image at every step, as before the step, so that bench.sh can time both in one run.
+  bool minimum_image_every_pair = false;
 };
+
+/// build_neighbour_list as the configuration asks: without the rows' split (NeighbourList::image_from)
+/// when config.minimum_image_every_pair is set.
+NeighbourList build_list(const System& system, const Config& config, ListKind kind, int threads);
 
 /// Side of the cubic box the configuration asks for (the data file's box, when it starts from one).
 double box_side(const Config& config);

@@ -114,6 +114,23 @@ if "| 2 | 100.0 (95.0-105.0) | thread_arrays | 300.0 (285.0-315.0) | 3.00x | apa
     failures.append(f"the LAMMPS table does not show the made-up rows: {table}")
 if "lammps_omp" in figures.tables({"dev2core": side})["cvt_loop"]:
     failures.append("LAMMPS' rows stand in the whole-loop table as a strategy of this program")
+# 3c. The minimum-image step: its gain comes from the two modes' rows, whichever way it goes.
+def image_row(mode, threads, force, rate):
+    return {"minimum_image": mode, "threads": threads, "rounds": 3,
+            "force_ms": {"median": force, "min": force * 0.99, "max": force * 1.01},
+            "loop_steps_per_s": {"median": rate, "min": rate * 0.99, "max": rate * 1.01}}
+
+
+for before, after, gain, ranges in ((12.0, 10.0, "1.20×", "apart"), (10.0, 10.05, "1.00×", "overlapping")):
+    step = copy.deepcopy(made_up)
+    step["extra"]["minimum_image_step"] = {"rows": [image_row("every-pair", 1, before, 80.0),
+                                                    image_row("across-box", 1, after, 96.0)]}
+    v = figures.values({"dev2core": step})
+    expect(f"force gain {before} -> {after}", v.get("dev2core.images.force_gain.1"), gain)
+    expect(f"force ranges {before} -> {after}", v.get("dev2core.images.force_ranges.1"), ranges)
+    expect("loop gain", v.get("dev2core.images.loop_gain.1"), "1.20×")
+if "predates the step" not in figures.tables({"made_up": made_up})["cvt_images"]:
+    failures.append("a machine without the step's measurement does not say so")
 none = figures.tables({"made_up": made_up})["cvt_lammps"]
 if re.search(r"\d+\.\d", none) or "did not run beside this program" not in none:
     failures.append(f"a machine without LAMMPS rows shows a LAMMPS number or no explanation: {none}")
