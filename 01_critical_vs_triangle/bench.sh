@@ -66,10 +66,11 @@ else
   echo "bench.sh: LAMMPS not found (set LAMMPS_LMP, put lmp on PATH or run lammps_bundle.sh): LAMMPS not run"
 fi
 if [[ -n "$lmp" ]]; then
+  lmp=$(cd "$(dirname "$lmp")" && pwd)/$(basename "$lmp")  # absolute: LAMMPS runs in its own folder
   real=$(readlink -f "$lmp")
   for candidate in "${LAMMPS_IN_LJ:-}" "$(dirname "$lmp")/in.lj" "$(dirname "$real")/share/lammps/bench/in.lj" \
                    "$(dirname "$real")/../share/lammps/bench/in.lj" /usr/share/lammps/bench/in.lj; do
-    if [[ -n "$candidate" && -f "$candidate" ]]; then in_lj=$candidate; break; fi
+    if [[ -n "$candidate" && -f "$candidate" ]]; then in_lj=$(readlink -f "$candidate"); break; fi
   done
   if [[ -z "$in_lj" ]]; then
     echo "bench.sh: LAMMPS found ($lmp) but not its bench/in.lj (set LAMMPS_IN_LJ): LAMMPS not run"
@@ -91,9 +92,11 @@ if [[ -n "$lmp" ]]; then
       "$program" --cells 20 --steps 100 --reference-steps 10 --threads "$t,$t" --variants critical,triangle,thread_arrays \
         --reps 1 --warmup 0 --json "$work/lammps/ours_t${t}_r${r}.json" > "$work/lammps/ours_t${t}_r${r}.txt"
       log="$work/lammps/lammps_t${t}_r${r}.log"
-      if ! (cd "$work/lammps" && OMP_NUM_THREADS=$t "$lmp" -sf omp -pk omp "$t" -in "$in_lj" -log "$log" -screen none \
-              > "$log.out" 2>&1); then
-        echo "bench.sh: LAMMPS failed at $t threads, round $r: $(tail -n 1 "$log.out" "$log" 2>/dev/null | grep -v '^==>' | grep . | tail -n 1)"
+      status=0
+      (cd "$work/lammps" && OMP_NUM_THREADS=$t "$lmp" -sf omp -pk omp "$t" -in "$in_lj" -log "$log" -screen none \
+         > "$log.out" 2>&1) || status=$?
+      if (( status != 0 )); then
+        echo "bench.sh: LAMMPS failed at $t threads, round $r (exit $status)$(cat "$log.out" "$log" 2>/dev/null | grep . | tail -n 1 | sed 's/^/: /')"
       fi
     done
   done
@@ -167,8 +170,9 @@ if lmp:
     sys.path.insert(0, here)
     import lammps_side_by_side
     header, rows = lammps_side_by_side.collect(os.path.join(work, "lammps"), lmp, in_lj, os.path.dirname(here))
-    merged["lammps"] = header
-    merged["rows"] += rows
+    if rows:
+        merged["lammps"] = header
+        merged["rows"] += rows
 tmp = out + ".tmp"
 with open(tmp, "w") as f:
     json.dump(merged, f, indent=2)
