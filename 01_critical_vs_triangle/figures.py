@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pathlib
 
-BLOCKS = ("cvt_sweep", "cvt_idle", "cvt_sizes", "cvt_loop", "cvt_plots")
+BLOCKS = ("cvt_sweep", "cvt_idle", "cvt_sizes", "cvt_loop", "cvt_lammps", "cvt_images", "cvt_plots")
 NO_RESULTS = "No results are committed yet: run `bash 01_critical_vs_triangle/bench.sh build results/<machine>`."
 STRATEGIES = ("critical", "triangle", "atomic", "thread_arrays", "full_list")
 # Quoted, not measured: the 2012 study's force-part speedups at 11 threads on its 16-core SMP server, over its
@@ -20,6 +20,9 @@ STUDY_LABEL = "quoted from the 2012 study (its 16-core SMP server)"
 DEV_SLUG = "dev2core"
 DEFAULT_CELLS = 20
 MISSING = "(not measured)"
+# bench.sh's rows for LAMMPS' OPENMP package, run in turns with this program (lammps_side_by_side.py).
+LAMMPS = "lammps_omp"
+MACHINE_NOTES = {DEV_SLUG: "the course's development VM (2 vCPUs, shared with other work while it ran)"}
 
 
 def _cpu(doc):
@@ -28,7 +31,13 @@ def _cpu(doc):
 
 
 def _rows(doc, cells=DEFAULT_CELLS):
-    return [r for r in doc.get("rows", []) if r.get("cells") == cells]
+    """This program's rows of one system size (LAMMPS' rows left out: see _lammps_rows)."""
+    return [r for r in doc.get("rows", []) if r.get("cells") == cells and r.get("strategy") != LAMMPS]
+
+
+def _lammps_rows(doc):
+    """LAMMPS beside this program, one row per team size (bench.sh)."""
+    return sorted((r for r in doc.get("rows", []) if r.get("strategy") == LAMMPS), key=lambda r: r["threads"])
 
 
 def _sizes(doc):
@@ -178,6 +187,134 @@ def _loop(results):
     for slug in _sweep_slugs(results) + ([DEV_SLUG] if DEV_SLUG in results else []):
         parts += _loop_rows(results[slug])
     return "\n".join(parts)
+
+
+def _lammps_slugs(results):
+    return _sweep_slugs(results) + ([DEV_SLUG] if DEV_SLUG in results else [])
+
+
+def _rate(row, prefix=""):
+    return (f"{row[prefix + 'loop_steps_per_s']:.1f} ({row[prefix + 'loop_steps_per_s_min']:.1f}-"
+            f"{row[prefix + 'loop_steps_per_s_max']:.1f})")
+
+
+def _lammps_apart(row):
+    """True when the min-max ranges of LAMMPS' and this program's rates over the rounds do not overlap."""
+    return (row["ours_loop_steps_per_s_min"] > row["loop_steps_per_s_max"]
+            or row["loop_steps_per_s_min"] > row["ours_loop_steps_per_s_max"])
+
+
+def _lammps(results):
+    parts = []
+    for slug in _lammps_slugs(results):
+        doc = results[slug]
+        rows = _lammps_rows(doc)
+        note = f", {MACHINE_NOTES[slug]}" if slug in MACHINE_NOTES else ""
+        if not rows:
+            parts.append(f"**{_cpu(doc)}**{note}: LAMMPS did not run beside this program in this machine's committed "
+                         "run (bench.sh found no LAMMPS, or predates it), so no comparison is shown for it.\n")
+            continue
+        lam = doc.get("lammps", {})
+        rounds = sorted({r["rounds"] for r in rows})
+        load = doc.get("config", {}).get("load_average") or {}
+        if load.get("start") and load.get("end"):
+            note += (f"; load average (1, 5, 15 min) {load['start']} at the start of bench.sh, {load['end']} at "
+                     f"its end, on {doc.get('device', {}).get('logical_cores', '?')} logical cores")
+        parts.append(f"**{_cpu(doc)}**{note}: LAMMPS {lam.get('version', '?')} (`{lam.get('command', '?')}`), in.lj's "
+                     f"{rows[0]['steps']} steps, {'-'.join(map(str, rounds))} rounds per team size, this program and "
+                     "LAMMPS in turns. Timesteps/s of the whole loop, median (min-max) over the rounds; the ratio is "
+                     "of the medians; *ranges*: whether the two min-max ranges part.\n")
+        parts.append("| threads | LAMMPS-omp timesteps/s | this program's fastest | its timesteps/s | this program / LAMMPS "
+                     "| ranges |")
+        parts.append("|---:|---:|---|---:|---:|:---:|")
+        for r in rows:
+            parts.append(f"| {r['threads']} | {_rate(r)} | {r['ours_strategy']} | {_rate(r, 'ours_')} | "
+                         f"{r['ratio']:.2f}x | {'apart' if _lammps_apart(r) else 'overlap'} |")
+        parts.append("")
+    return "\n".join(parts).rstrip()
+
+
+def _image_rows(doc):
+    """bench.sh's minimum-image step, timed both ways: {(mode, threads): row}."""
+    step = doc.get("extra", {}).get("minimum_image_step") or {}
+    return {(r["minimum_image"], r["threads"]): r for r in step.get("rows", [])}
+
+
+def _images(results):
+    parts = []
+    for slug in _lammps_slugs(results):
+        doc = results[slug]
+        rows = _image_rows(doc)
+        note = f", {MACHINE_NOTES[slug]}" if slug in MACHINE_NOTES else ""
+        teams = sorted({t for _, t in rows})
+        if not teams:
+            parts.append(f"**{_cpu(doc)}**{note}: this machine's committed run predates the step, so it shows no "
+                         "measurement of it.\n")
+            continue
+        rounds = sorted({r["rounds"] for r in rows.values()})
+        parts.append(f"**{_cpu(doc)}**{note}: `critical`, in.lj's system, both ways in turns, "
+                     f"{'-'.join(map(str, rounds))} rounds; median (min-max) over the rounds of the force part "
+                     "(each round's own median of 9 evaluations) and of the 100-step loop. *Gain*: the ratio of "
+                     "the medians, before over after for the force part, after over before for timesteps/s.\n")
+        parts.append("| threads | force part (ms), every pair | only across the box | gain | timesteps/s, every pair "
+                     "| only across the box | gain |")
+        parts.append("|---:|---:|---:|---:|---:|---:|---:|")
+        for t in teams:
+            b, a = rows.get(("every-pair", t)), rows.get(("across-box", t))
+            if not (a and b):
+                continue
+            fb, fa, lb, la = b["force_ms"], a["force_ms"], b["loop_steps_per_s"], a["loop_steps_per_s"]
+            parts.append(f"| {t} | {fb['median']:.2f} ({fb['min']:.2f}-{fb['max']:.2f}) | {fa['median']:.2f} "
+                         f"({fa['min']:.2f}-{fa['max']:.2f}) | {fb['median'] / fa['median']:.2f}x | {lb['median']:.1f} "
+                         f"({lb['min']:.1f}-{lb['max']:.1f}) | {la['median']:.1f} ({la['min']:.1f}-{la['max']:.1f}) | "
+                         f"{la['median'] / lb['median']:.2f}x |")
+        parts.append("")
+    return "\n".join(parts).rstrip()
+
+
+def _image_values(doc):
+    out = {}
+    rows = _image_rows(doc)
+    for t in sorted({t for _, t in rows}):
+        b, a = rows.get(("every-pair", t)), rows.get(("across-box", t))
+        if a and b:
+            out[f"images.force_gain.{t}"] = f"{b['force_ms']['median'] / a['force_ms']['median']:.2f}×"
+            out[f"images.loop_gain.{t}"] = f"{a['loop_steps_per_s']['median'] / b['loop_steps_per_s']['median']:.2f}×"
+            apart = (a["force_ms"]["max"] < b["force_ms"]["min"] or b["force_ms"]["max"] < a["force_ms"]["min"])
+            out[f"images.force_ranges.{t}"] = "apart" if apart else "overlapping"
+    return out
+
+
+def _teams_text(teams):
+    teams = list(teams)
+    return "1 thread" if teams == [1] else f"{_list([str(t) for t in teams])} threads"
+
+
+def _lammps_values(doc):
+    """Inline values of LAMMPS beside this program on one machine, keyed without the slug."""
+    rows = _lammps_rows(doc)
+    if not rows:
+        return {}
+    out = {"lammps.version": doc.get("lammps", {}).get("version") or MISSING}
+    for r in rows:
+        out[f"lammps.ratio.{r['threads']}"] = f"{r['ratio']:.2f}×"
+        out[f"lammps.ours_strategy.{r['threads']}"] = r["ours_strategy"]
+    ours = [r["threads"] for r in rows if r["ratio"] > 1]
+    theirs = [r["threads"] for r in rows if r["ratio"] <= 1]
+    if not theirs:
+        out["lammps.ahead"] = "this program's at every team size"
+    elif not ours:
+        out["lammps.ahead"] = "LAMMPS' at every team size"
+    else:
+        out["lammps.ahead"] = f"LAMMPS' at {_teams_text(theirs)}, this program's at {_teams_text(ours)}"
+    out["lammps.ranges_apart"] = _count(sum(_lammps_apart(r) for r in rows), len(rows))
+    for r in rows:  # LAMMPS' own breakdown of its loop, as shares of the sections' sum
+        sections = r.get("lammps_sections_s") or {}
+        total = sum(sections.values())
+        if total > 0:
+            for name in ("Pair", "Neigh", "Comm", "Modify"):
+                out[f"lammps.share.{name.lower()}.{r['threads']}"] = f"{100 * sections.get(name, 0.0) / total:.0f}%"
+    return out
 
 
 def _ranges_apart(a, b, key):
@@ -336,6 +473,12 @@ def values(results: dict[str, dict]) -> dict[str, str]:
         except (KeyError, IndexError, TypeError, ValueError, ZeroDivisionError):
             named = {}
         out.update({f"{slug}.{name}": text for name, text in named.items()})
+    for slug in _lammps_slugs(results):
+        try:
+            named = {**_lammps_values(results[slug]), **_image_values(results[slug])}
+        except (KeyError, IndexError, TypeError, ValueError, ZeroDivisionError):
+            named = {}
+        out.update({f"{slug}.{name}": text for name, text in named.items()})
     return out
 
 
@@ -358,9 +501,10 @@ def tables(results: dict[str, dict]) -> dict[str, str]:
         return {name: NO_RESULTS for name in BLOCKS}
     if not _sweep_slugs(results):  # only the 2-core development run: no sweep to show
         return {"cvt_sweep": NO_RESULTS, "cvt_idle": NO_RESULTS, "cvt_sizes": NO_RESULTS, "cvt_loop": _loop(results),
-                "cvt_plots": NO_RESULTS}
+                "cvt_lammps": _lammps(results), "cvt_images": _images(results), "cvt_plots": NO_RESULTS}
     return {"cvt_sweep": _sweep(results), "cvt_idle": _idle(results), "cvt_sizes": _size_table(results),
-            "cvt_loop": _loop(results), "cvt_plots": _image_lines(results)}
+            "cvt_loop": _loop(results), "cvt_lammps": _lammps(results), "cvt_images": _images(results),
+            "cvt_plots": _image_lines(results)}
 
 
 def plots(results: dict[str, dict], out_dir: pathlib.Path) -> list[str]:

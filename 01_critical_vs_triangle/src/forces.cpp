@@ -34,23 +34,33 @@ inline Vec3 separation(const Vec3& xi, const Vec3& xj, double box, double half_b
 // [half_rows]
 /// Walks rows [begin, end) of a half list and adds each pair's force to both atoms (Newton's third
 /// law: one evaluation, two updates) in `f`, which may be the shared array or a thread's private one.
+/// Pairs found without crossing the box take the plain difference; only the rest (a row's tail, from
+/// list.image_from) take the minimum image.
 void accumulate_half_rows(const ForceInput& in, std::size_t begin, std::size_t end, Vec3* __restrict f) {
   const Vec3* __restrict x = in.position.data();
   const std::size_t* offsets = in.list->offsets.data();
+  const std::size_t* image_from = in.list->image_from.empty() ? offsets : in.list->image_from.data();
   const std::int32_t* neighbours = in.list->neighbours.data();
   const double box = in.box, half_box = 0.5 * box, cutoff2 = in.cutoff * in.cutoff;
   for (std::size_t i = begin; i < end; ++i) {
     const Vec3 xi = x[i];
     Vec3 fi{};
-    for (std::size_t k = offsets[i]; k < offsets[i + 1]; ++k) {
-      const auto j = static_cast<std::size_t>(neighbours[k]);
-      const auto [dx, dy, dz] = separation(xi, x[j], box, half_box);
+    const auto pair = [&](std::size_t j, double dx, double dy, double dz) {
       const double r2 = dx * dx + dy * dy + dz * dz;
       // Pairs in the skin are listed but do not interact yet. A select, not a branch: a third of the
       // pairs fail the test at random, and a mispredicted branch costs more than the arithmetic.
       const double fr = force_over_r(r2) * static_cast<double>(r2 < cutoff2);
       fi.x += dx * fr, fi.y += dy * fr, fi.z += dz * fr;
       f[j].x -= dx * fr, f[j].y -= dy * fr, f[j].z -= dz * fr;
+    };
+    for (std::size_t k = offsets[i]; k < image_from[i]; ++k) {
+      const auto j = static_cast<std::size_t>(neighbours[k]);
+      pair(j, xi.x - x[j].x, xi.y - x[j].y, xi.z - x[j].z);
+    }
+    for (std::size_t k = image_from[i]; k < offsets[i + 1]; ++k) {
+      const auto j = static_cast<std::size_t>(neighbours[k]);
+      const auto [dx, dy, dz] = separation(xi, x[j], box, half_box);
+      pair(j, dx, dy, dz);
     }
     f[i].x += fi.x, f[i].y += fi.y, f[i].z += fi.z;
   }

@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -17,6 +19,7 @@
 #include "common/variants.hpp"
 #include "forces.hpp"
 #include "gantt.hpp"
+#include "lammps_data.hpp"
 #include "rows.hpp"
 #include "simulation.hpp"
 #include "stability.hpp"
@@ -51,22 +54,44 @@ Options parse_options(int argc, char** argv) {
   md::Config& c = o.config;
   std::vector<std::string> threads{std::to_string(omp_get_num_procs())}, variants;
   CLI::App app{"Lennard-Jones MD (LAMMPS in.lj): OpenMP force strategies, critical section vs triangle partition"};
-  app.add_option("--cells", c.cells, "fcc unit cells per side (4*cells^3 atoms; 20 -> 32,000)")->capture_default_str();
+  CLI::Option* cells =
+      app.add_option("--cells", c.cells, "fcc unit cells per side (4*cells^3 atoms; 20 -> 32,000)")->capture_default_str();
   app.add_option("--steps", c.steps, "timed MD steps per strategy and team size (0: force part only)")->capture_default_str();
+  app.add_option("--reference-steps", c.reference_steps, "steps of the serial reference loop, whose end state the "
+                 "forces are checked on (default: --steps)");
   course::add_list_option(app, "--threads", threads, "N: the sweep 1..N (N up to 4 x the logical cores); or team "
                           "sizes like 1,2,4,8");
   course::add_variants_option(app, variants)->description("force strategies to run (default: all): serial, critical, "
                                                           "triangle, atomic, thread_arrays, full_list; comma-separate or repeat");
   app.add_option("--rebuild-every", c.rebuild_every, "neighbour-list rebuild period (steps)")->capture_default_str();
   app.add_option("--dt", c.dt, "timestep (tau); must stay below velocity Verlet's stability limit")->capture_default_str();
-  app.add_option("--temperature", c.temperature, "initial temperature")->capture_default_str();
-  app.add_option("--density", c.density, "reduced number density")->capture_default_str();
+  CLI::Option* temperature = app.add_option("--temperature", c.temperature, "initial temperature")->capture_default_str();
+  CLI::Option* density = app.add_option("--density", c.density, "reduced number density")->capture_default_str();
   app.add_option("--cutoff", c.cutoff, "Lennard-Jones cut-off Rc (sigma)")->capture_default_str();
   app.add_option("--skin", c.skin, "neighbour-list skin (sigma)")->capture_default_str();
-  app.add_option("--seed", c.seed, "velocity seed (0 .. 2^64-1)")->check(seed_validator())->capture_default_str();
+  CLI::Option* seed =
+      app.add_option("--seed", c.seed, "velocity seed (0 .. 2^64-1)")->check(seed_validator())->capture_default_str();
+  app.add_option("--data", c.data_file, "start from a LAMMPS data file (write_data, atom_style atomic, one type of "
+                 "mass 1, with velocities) instead of the lattice")
+      ->excludes(cells)->excludes(temperature)->excludes(density)->excludes(seed);
+  std::string minimum_image = "across-box";
+  app.add_option("--minimum-image", minimum_image, "which listed pairs take the minimum image in the force loop: "
+                 "across-box (only those found through a periodic image) or every-pair (all, as before that lesson "
+                 "step)")->check(CLI::IsMember({"across-box", "every-pair"}))->capture_default_str();
   course::add_common_options(app, o.common, course::Processor::cpu);
   course::parse_command_line(app, argc, argv);
   c.threads = md::parse_thread_list(threads, md::max_team_size());
+  c.minimum_image_every_pair = minimum_image == "every-pair";
+  if (!c.data_file.empty()) {
+    try {
+      c.initial = std::make_shared<const md::System>(md::read_lammps_data(c.data_file));
+    } catch (const std::invalid_argument& e) {
+      throw course::UsageError(std::string("--data ") + e.what());
+    }
+    // The checks of validate_config read density and temperature: the file's, not the defaults.
+    c.density = static_cast<double>(c.initial->size()) / (c.initial->box * c.initial->box * c.initial->box);
+    c.temperature = md::temperature(*c.initial);
+  }
   for (const md::Variant& v : course::select_variants(md::variants(), variants)) c.variants.emplace_back(v.name);
   md::validate_config(c);
   return o;
@@ -86,7 +111,7 @@ void print_header(std::ostream& info, const md::Config& c) {
 }
 
 bool is_lammps_input(const md::Config& c) {
-  return c.density == 0.8442 && c.temperature == 1.44 && c.cutoff == 2.5 && c.cells == 20;
+  return !c.initial && c.density == 0.8442 && c.temperature == 1.44 && c.cutoff == 2.5 && c.cells == 20;
 }
 
 void print_thermo(std::ostream& info, const md::Config& c, const md::Reference& ref) {
@@ -104,9 +129,9 @@ void print_thermo(std::ostream& info, const md::Config& c, const md::Reference& 
                   std::abs(ref.step0.pressure / lammps_pressure - 1));
     info << line;
   }
-  if (c.steps > 0) {
+  if (ref.serial.loop.steps > 0) {
     std::snprintf(line, sizeof line, "step %d (serial loop): T %.6f  TotEng/atom %.7f (drift %.1e per atom, bound "
-                  "checked: %.0f%% of |E_pair| + KE at step 0)\n", c.steps, ref.end.temperature, ref.end.total_per_atom,
+                  "checked: %.0f%% of |E_pair| + KE at step 0)\n", ref.serial.loop.steps, ref.end.temperature, ref.end.total_per_atom,
                   std::abs(ref.serial.loop.end_energy - ref.serial.loop.start_energy), 100 * md::max_energy_drift);
     info << line;
   }

@@ -153,6 +153,7 @@ void gather_rows(const std::vector<std::vector<std::int32_t>>& rows_of_thread, c
                  NeighbourList& list, int threads) {
   std::partial_sum(list.offsets.begin(), list.offsets.end(), list.offsets.begin());
   list.neighbours.resize(list.offsets.back());
+  for (std::size_t i = 0; i < list.image_from.size(); ++i) list.image_from[i] += list.offsets[i];  // counts -> indices
 #pragma omp parallel for num_threads(threads) schedule(static, 1)
   for (int t = 0; t < threads; ++t) {
     const auto& rows = rows_of_thread[static_cast<std::size_t>(t)];
@@ -206,6 +207,7 @@ NeighbourList build_neighbour_list(const System& system, double reach, ListKind 
   list.kind = kind;
   list.reach = reach;
   list.offsets.assign(n + 1, 0);
+  list.image_from.assign(n, 0);  // the number of plain pairs per row for now; made indices in gather_rows
   std::vector<std::vector<std::int32_t>> rows_of_thread(static_cast<std::size_t>(threads));
   std::vector<std::size_t> first_atom(static_cast<std::size_t>(threads) + 1, n);
 
@@ -228,16 +230,22 @@ NeighbourList build_neighbour_list(const System& system, double reach, ListKind 
     for (std::size_t i = begin; i < end; ++i) {
       const Vec3 pi = wrapped[i];
       const int cx = grid.coordinate(pi.x), cy = grid.coordinate(pi.y), cz = grid.coordinate(pi.z);
-      int cells = 0;
+      // The stencil's cells inside the box first, then those reached across it (through a periodic
+      // image): the pairs of the first kind need no minimum image in the force loop (NeighbourList::image_from).
+      int cells = 0, inside = 0;
       std::size_t candidates = 0;
-      for (const auto& d : offsets) {
-        const int x = (cx + d[0] + per_side) % per_side, y = (cy + d[1] + per_side) % per_side,
-                  z = (cz + d[2] + per_side) % per_side;
-        stencil[static_cast<std::size_t>(cells++)] = (z * per_side + y) * per_side + x;
-      }
-      if (dedupe) {
+      for (const bool across : {false, true})
+        for (const auto& d : offsets) {
+          const int ux = cx + d[0], uy = cy + d[1], uz = cz + d[2];
+          if (across != (ux < 0 || ux >= per_side || uy < 0 || uy >= per_side || uz < 0 || uz >= per_side)) continue;
+          const int x = (ux + per_side) % per_side, y = (uy + per_side) % per_side, z = (uz + per_side) % per_side;
+          stencil[static_cast<std::size_t>(cells++)] = (z * per_side + y) * per_side + x;
+          inside += !across;
+        }
+      if (dedupe) {  // fewer than 3 cells a side: one cell may be reached both ways; all take the minimum image
         std::sort(stencil.begin(), stencil.begin() + cells);
         cells = static_cast<int>(std::unique(stencil.begin(), stencil.begin() + cells) - stencil.begin());
+        inside = 0;
       }
       for (int c = 0; c < cells; ++c) {
         const auto cs = static_cast<std::size_t>(stencil[static_cast<std::size_t>(c)]);
@@ -247,6 +255,7 @@ NeighbourList build_neighbour_list(const System& system, double reach, ListKind 
       const std::size_t row_begin = used;
       std::int32_t* out = rows.data();
       for (int c = 0; c < cells; ++c) {
+        if (c == inside) list.image_from[i] = used - row_begin;  // the number of plain pairs, for now
         const auto cs = static_cast<std::size_t>(stencil[static_cast<std::size_t>(c)]);
         const bool own_cell = cs == static_cast<std::size_t>(cell[i]);
         for (std::size_t k = cell_start[cs]; k < cell_start[cs + 1]; ++k) {
@@ -261,11 +270,21 @@ NeighbourList build_neighbour_list(const System& system, double reach, ListKind 
           used += static_cast<std::size_t>(wanted && dx * dx + dy * dy + dz * dz < reach2);
         }
       }
+      if (inside == cells) list.image_from[i] = used - row_begin;
       list.offsets[i + 1] = used - row_begin;  // the row length for now; prefix-summed below
     }
     rows.resize(used);
   }
   gather_rows(rows_of_thread, first_atom, list, threads);
+  // The plain differences hold for the positions as given only if they are the wrapped ones the cells were
+  // found from (run_md wraps before every build; a caller may not): otherwise every pair takes the image.
+  if (dedupe) list.image_from.clear();  // every row's pairs take the image (see the stencil above)
+  for (std::size_t i = 0; i < n && !list.image_from.empty(); ++i)
+    if (wrapped[i].x != system.position[i].x || wrapped[i].y != system.position[i].y ||
+        wrapped[i].z != system.position[i].z) {
+      list.image_from.clear();
+      break;
+    }
   return list;
 }
 

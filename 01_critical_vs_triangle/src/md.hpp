@@ -47,6 +47,13 @@ struct NeighbourList {
   double reach = 0;
   std::vector<std::size_t> offsets;      ///< N + 1 entries
   std::vector<std::int32_t> neighbours;
+  /// Optional (build_neighbour_list fills it, N entries): row i holds first the pairs that were found without
+  /// crossing the box, then, from neighbours[image_from[i]] on, those found through a periodic image. The
+  /// first kind keep their plain difference x_i − x_j for the list's life (the image they were found
+  /// through, as LAMMPS' ghost atoms keep theirs); only the second need the minimum image. Empty (a box
+  /// under 3 cells a side, positions not all inside [0, box) at the build, or switched off): every pair
+  /// takes the minimum image.
+  std::vector<std::size_t> image_from;
   std::size_t size() const noexcept { return offsets.empty() ? 0 : offsets.size() - 1; }
 };
 

@@ -59,20 +59,28 @@ void record_row(course::RowTable& table, const Config& config, std::size_t atoms
     row.fixed({"delta", "triangle_step"}, f.triangle_step, 0).json("max_triangle_step", step_limit);
     cell(row, "clamped", clamped ? "yes" : "no", clamped);
   }
-  row.json("cells", config.cells).json("atoms", atoms).json("reps", reps);
+  row.json("cells", config.initial ? nlohmann::json() : nlohmann::json(config.cells)).json("atoms", atoms).json("reps", reps);
   row.json("idle_before_ms", f.idle.idle_before_s * 1e3).json("idle_after_ms", f.idle.idle_after_s * 1e3);
   row.json("particle_ns", f.idle.particle_s * 1e9);
 }
 
 nlohmann::json config_json(const Config& config, std::size_t atoms, const course::TimingOptions& timing) {
-  return {{"cells", config.cells},          {"atoms", atoms},
+  nlohmann::json json = {{"cells", config.cells},          {"atoms", atoms},
           {"density", config.density},      {"temperature", config.temperature},
           {"cutoff", config.cutoff},        {"skin", config.skin},
           {"dt", config.dt},                {"steps", config.steps},
+          {"reference_steps", config.reference_steps < 0 ? config.steps : config.reference_steps},
           {"rebuild_every", config.rebuild_every}, {"threads", config.threads},
           {"strategies", config.variants},  {"seed", config.seed},
           {"reps", timing.reps},            {"warmup", timing.warmup},
-          {"omp_num_procs", omp_get_num_procs()}};
+          {"omp_num_procs", omp_get_num_procs()},
+          {"minimum_image", config.minimum_image_every_pair ? "every-pair" : "across-box"}};
+  if (config.initial) {  // started from a data file: no lattice, and no velocity seed
+    json["cells"] = nullptr;
+    json["seed"] = nullptr;
+    json["data"] = config.data_file;
+  }
+  return json;
 }
 
 nlohmann::json thermo_json(const Thermo& thermo) {

@@ -14,7 +14,9 @@
 
 namespace md {
 
-double box_side(const Config& config) { return config.cells * std::cbrt(4.0 / config.density); }
+double box_side(const Config& config) {
+  return config.initial ? config.initial->box : config.cells * std::cbrt(4.0 / config.density);
+}
 
 int max_team_size() { return 4 * std::max(1, omp_get_num_procs()); }
 
@@ -24,7 +26,7 @@ namespace {
 /// (~400 B), the half and full lists and the build's scratch rows (4 B per listed neighbour, about
 /// twice over), and one private force array per thread for each of the three variants that keep them.
 double estimated_bytes(const Config& c) {
-  const double atoms = 4.0 * c.cells * c.cells * c.cells;
+  const double atoms = c.initial ? static_cast<double>(c.initial->size()) : 4.0 * c.cells * c.cells * c.cells;
   const double reach = c.cutoff + c.skin;
   const double neighbours = std::min(atoms, c.density * 4.0 / 3.0 * std::numbers::pi * reach * reach * reach);
   const int largest_team = c.threads.empty() ? 1 : *std::max_element(c.threads.begin(), c.threads.end());
@@ -55,6 +57,8 @@ void validate_config(const Config& c) {
   if (!(c.skin >= 0) || !std::isfinite(c.skin)) throw UsageError("--skin must be zero or positive");
   if (!(c.dt > 0) || !std::isfinite(c.dt)) throw UsageError("--dt must be positive");
   if (c.steps < 0) throw UsageError("--steps must be zero or positive");
+  if (c.reference_steps != -1 && c.reference_steps < 1)  // -1: the default, as many as --steps
+    throw UsageError("--reference-steps must be at least 1 (the forces are checked off the lattice)");
   if (c.rebuild_every < 1) throw UsageError("--rebuild-every must be at least 1");
   if (c.threads.empty()) throw UsageError("--threads names no thread count");
   for (int t : c.threads)
@@ -108,9 +112,16 @@ std::vector<int> parse_thread_list(const std::vector<std::string>& items, int ma
 }
 
 System make_system(const Config& config) {
+  if (config.initial) return *config.initial;
   System system = make_fcc_lattice(config.cells, config.density);
   assign_velocities(system, config.temperature, config.seed);
   return system;
+}
+
+NeighbourList build_list(const System& system, const Config& config, ListKind kind, int threads) {
+  NeighbourList list = build_neighbour_list(system, config.cutoff + config.skin, kind, threads);
+  if (config.minimum_image_every_pair) list.image_from.clear();
+  return list;
 }
 
 // [md_loop]
@@ -121,7 +132,7 @@ LoopResult run_md(System& system, const Config& config, const Variant& strategy,
   const double atoms = static_cast<double>(system.size());
   force.assign(system.size(), Vec3{});
   wrap_and_sort_by_cell(system, reach);
-  NeighbourList list = build_neighbour_list(system, reach, strategy.list, threads);
+  NeighbourList list = build_list(system, config, strategy.list, threads);
   std::vector<Vec3> at_build = system.position;  // the stale-list check measures motion from here
   int built_at = 0;
   const auto compute_forces = [&] {
@@ -151,7 +162,7 @@ LoopResult run_md(System& system, const Config& config, const Variant& strategy,
       wrap_and_sort_by_cell(system, reach);  // reorders x and v; f is recomputed just below
       x = system.position.data();
       v = system.velocity.data();
-      list = build_neighbour_list(system, reach, strategy.list, threads);
+      list = build_list(system, config, strategy.list, threads);
       at_build = system.position;
       built_at = step;
       ++result.rebuilds;

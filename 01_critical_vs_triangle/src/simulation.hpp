@@ -4,6 +4,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -21,13 +22,28 @@ struct Config {
   double skin = 0.3;            ///< neighbour-list skin, in σ
   double dt = 0.005;            ///< timestep, in τ
   int steps = 100;              ///< timed MD steps per (variant, threads); 0: time the force part only
+  /// Steps of the serial reference loop, whose end state every variant's forces are checked on; −1: `steps`.
+  /// Fewer make a run that only wants the variants' loops (bench.sh beside LAMMPS) cheaper; the checked state
+  /// needs a few steps off the lattice, where every force is zero.
+  int reference_steps = -1;
   int rebuild_every = 20;       ///< neighbour-list rebuild period, in steps
   std::vector<int> threads{1};  ///< team sizes of the sweep
   std::vector<std::string> variants;  ///< names from variants(), in table order
   std::uint64_t seed = 87287;   ///< velocity seed (LAMMPS' in.lj uses 87287 too; its generator differs)
+  /// A state to start from instead of the lattice (--data: LAMMPS' own, read_lammps_data); it replaces
+  /// cells, density, temperature and seed (the driver sets density and temperature from it, for the checks).
+  std::shared_ptr<const System> initial;
+  std::string data_file;        ///< where `initial` came from, for the results
+  /// The lesson step "periodic images once per list" undone (--minimum-image every-pair): every listed pair
+  /// takes the minimum image at every step, as before the step, so that bench.sh can time both in one run.
+  bool minimum_image_every_pair = false;
 };
 
-/// Side of the cubic box the configuration asks for.
+/// build_neighbour_list as the configuration asks: without the rows' split (NeighbourList::image_from)
+/// when config.minimum_image_every_pair is set.
+NeighbourList build_list(const System& system, const Config& config, ListKind kind, int threads);
+
+/// Side of the cubic box the configuration asks for (the data file's box, when it starts from one).
 double box_side(const Config& config);
 
 /// The largest team a sweep may use: 4 × the logical cores. Beyond that every thread waits for a core
@@ -46,7 +62,8 @@ void validate_config(const Config& config);
 /// it says to name the large teams as a list instead of sweeping up to them).
 std::vector<int> parse_thread_list(const std::vector<std::string>& items, int max_team);
 
-/// Builds the configured system: fcc lattice, velocities at the configured temperature.
+/// Builds the configured system: fcc lattice, velocities at the configured temperature; or a copy of the
+/// state it starts from (config.initial).
 System make_system(const Config& config);
 
 /// What a timed MD loop reports.

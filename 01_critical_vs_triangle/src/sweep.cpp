@@ -90,10 +90,11 @@ Reference measure_reference(const Config& config, const course::TimingOptions& t
   ref.state = ref.initial;
   ForceWorkspace ws;
   std::vector<Vec3> force;
-  ref.serial = {&serial, 1, {}, run_md(ref.state, config, serial, 1, config.steps, ws, force)};
+  const int reference_steps = config.reference_steps < 0 ? config.steps : config.reference_steps;
+  ref.serial = {&serial, 1, {}, run_md(ref.state, config, serial, 1, reference_steps, ws, force)};
   wrap_and_sort_by_cell(ref.state, reach);
-  ref.half = build_neighbour_list(ref.state, reach, ListKind::half, list_threads);
-  ref.full = build_neighbour_list(ref.state, reach, ListKind::full, list_threads);
+  ref.half = build_list(ref.state, config, ListKind::half, list_threads);
+  ref.full = build_list(ref.state, config, ListKind::full, list_threads);
   ref.end = measure_thermo(ref.state, ref.half, config.cutoff);
 
   const ForceInput input = ref.input(ListKind::half);

@@ -7,7 +7,9 @@
    full_list ahead from 4 threads, no clamp) make the same values say so: a verdict typed into figures.py
    instead of read from the data would fail here.
 3. No number this program did not measure stands in a table as if it were its own: the quoted study row
-   names its source, and no LAMMPS timing is shown.
+   names its source, and LAMMPS' timings appear only from rows measured in the same run (lammps_omp):
+   made-up LAMMPS rows with the opposite story make the table and the values say so, and a machine without
+   such rows shows no LAMMPS number at all.
 Exit 1, naming what differs."""
 import copy
 import importlib.util
@@ -87,6 +89,53 @@ if "5.17x" in figures.tables(committed)["cvt_sweep"]:
     failures.append("the study's figure stands in this program's sweep table")
 if "LAMMPS" in figures.tables(committed)["cvt_loop"]:
     failures.append("the whole-loop table shows a LAMMPS figure that this program did not measure")
+
+
+# 3b. LAMMPS beside this program: the table and values follow the lammps_omp rows, whatever they say.
+def lammps_row(threads, lammps, ours, spread=0.05):
+    return {"strategy": "lammps_omp", "threads": threads, "cells": 20, "atoms": 32000, "steps": 100, "rounds": 3,
+            "loop_steps_per_s": lammps, "loop_steps_per_s_min": lammps * (1 - spread),
+            "loop_steps_per_s_max": lammps * (1 + spread), "ours_strategy": "thread_arrays",
+            "ours_loop_steps_per_s": ours, "ours_loop_steps_per_s_min": ours * (1 - spread),
+            "ours_loop_steps_per_s_max": ours * (1 + spread), "ratio": ours / lammps,
+            "lammps_sections_s": {"Pair": 1.0, "Neigh": 0.5, "Comm": 0.25, "Modify": 0.25}}
+
+
+side = copy.deepcopy(made_up)
+side["rows"] += [lammps_row(1, 100.0, 50.0), lammps_row(2, 100.0, 300.0)]
+side["lammps"] = {"version": "1 Jan 2000", "command": "lmp -sf omp -pk omp N -in in.lj"}
+v = figures.values({"dev2core": side})
+expect("LAMMPS verdict", v.get("dev2core.lammps.ahead"), "LAMMPS' at 1 thread, this program's at 2 threads")
+expect("LAMMPS ratio on 1 thread", v.get("dev2core.lammps.ratio.1"), "0.50×")
+expect("LAMMPS ranges apart", v.get("dev2core.lammps.ranges_apart"), "all 2")
+expect("LAMMPS' pair share", v.get("dev2core.lammps.share.pair.2"), "50%")
+table = figures.tables({"dev2core": side})["cvt_lammps"]
+if "| 2 | 100.0 (95.0-105.0) | thread_arrays | 300.0 (285.0-315.0) | 3.00x | apart |" not in table:
+    failures.append(f"the LAMMPS table does not show the made-up rows: {table}")
+if "lammps_omp" in figures.tables({"dev2core": side})["cvt_loop"]:
+    failures.append("LAMMPS' rows stand in the whole-loop table as a strategy of this program")
+# 3c. The minimum-image step: its gain comes from the two modes' rows, whichever way it goes.
+def image_row(mode, threads, force, rate):
+    return {"minimum_image": mode, "threads": threads, "rounds": 3,
+            "force_ms": {"median": force, "min": force * 0.99, "max": force * 1.01},
+            "loop_steps_per_s": {"median": rate, "min": rate * 0.99, "max": rate * 1.01}}
+
+
+for before, after, gain, ranges in ((12.0, 10.0, "1.20×", "apart"), (10.0, 10.05, "1.00×", "overlapping")):
+    step = copy.deepcopy(made_up)
+    step["extra"]["minimum_image_step"] = {"rows": [image_row("every-pair", 1, before, 80.0),
+                                                    image_row("across-box", 1, after, 96.0)]}
+    v = figures.values({"dev2core": step})
+    expect(f"force gain {before} -> {after}", v.get("dev2core.images.force_gain.1"), gain)
+    expect(f"force ranges {before} -> {after}", v.get("dev2core.images.force_ranges.1"), ranges)
+    expect("loop gain", v.get("dev2core.images.loop_gain.1"), "1.20×")
+if "predates the step" not in figures.tables({"made_up": made_up})["cvt_images"]:
+    failures.append("a machine without the step's measurement does not say so")
+none = figures.tables({"made_up": made_up})["cvt_lammps"]
+if re.search(r"\d+\.\d", none) or "did not run beside this program" not in none:
+    failures.append(f"a machine without LAMMPS rows shows a LAMMPS number or no explanation: {none}")
+expect("LAMMPS timing values without LAMMPS rows", [k for k in figures.values({"made_up": made_up})
+                                                   if re.search(r"\.lammps\.(ratio|ahead|share|ranges)", k)], [])
 
 for f in failures:
     print(f, file=sys.stderr)

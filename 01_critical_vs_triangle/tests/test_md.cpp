@@ -122,6 +122,40 @@ TEST_CASE("the cell-binned neighbour list equals a brute-force O(N^2) list on a 
   CHECK_THROWS_AS(md::build_neighbour_list(tiny, tiny.box * 0.6, md::ListKind::half, 1), std::invalid_argument);
 }
 
+TEST_CASE("each list row holds the pairs found inside the box first, then those found across it") {
+  // Periodic images once per list: a pair before image_from[i] must have its plain difference as its minimum
+  // image (the force loop takes it plain), and one after it must not (else it would pay for nothing).
+  for (const int cells : {4, 6, 9}) {
+    md::System s = perturbed_lattice(cells, 0.2, static_cast<unsigned>(cells));
+    md::wrap_and_sort_by_cell(s, 2.8);
+    const double half_box = 0.5 * s.box;
+    for (const auto kind : {md::ListKind::half, md::ListKind::full}) {
+      const md::NeighbourList list = md::build_neighbour_list(s, 2.8, kind, 2);
+      if (cells == 4) {  // 6.7 sigma: 2 cells a side, a cell may be reached both ways
+        CHECK(list.image_from.empty());
+        continue;
+      }
+      REQUIRE(list.image_from.size() == s.size());
+      std::size_t plain = 0, across = 0;
+      for (std::size_t i = 0; i < s.size(); ++i) {
+        REQUIRE(list.offsets[i] <= list.image_from[i]);
+        REQUIRE(list.image_from[i] <= list.offsets[i + 1]);
+        for (std::size_t k = list.offsets[i]; k < list.offsets[i + 1]; ++k) {
+          const md::Vec3 a = s.position[i], b = s.position[static_cast<std::size_t>(list.neighbours[k])];
+          const bool crosses = std::abs(a.x - b.x) > half_box || std::abs(a.y - b.y) > half_box || std::abs(a.z - b.z) > half_box;
+          if (crosses != (k >= list.image_from[i])) FAIL("row " << i << ", entry " << k << " on the wrong side");
+          (crosses ? across : plain) += 1;
+        }
+      }
+      CHECK(across > 0);
+      CHECK(plain > across);  // most pairs need no image: the step's gain
+    }
+  }
+  // Positions outside the box as given (a caller that did not wrap): no split, every pair takes the image.
+  md::System raw = perturbed_lattice(6, 0.2, 3);
+  CHECK(md::build_neighbour_list(raw, 2.8, md::ListKind::half, 1).image_from.empty());
+}
+
 TEST_CASE("sorting atoms by cell keeps each atom's position and velocity together") {
   md::System s = perturbed_lattice(5, 0.3);
   std::multiset<std::pair<double, double>> before, after;
@@ -262,6 +296,7 @@ TEST_CASE("validate_config accepts the defaults and rejects what cannot run") {
   rejects([](md::Config& c) { c.dt = 0.0; });
   rejects([](md::Config& c) { c.dt = -0.005; });
   rejects([](md::Config& c) { c.steps = -1; });
+  rejects([](md::Config& c) { c.reference_steps = 0; });  // the forces would be checked on the lattice
   rejects([](md::Config& c) { c.rebuild_every = 0; });
   rejects([](md::Config& c) { c.threads = {0}; });
   rejects([](md::Config& c) { c.threads = {}; });
