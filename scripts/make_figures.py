@@ -94,6 +94,10 @@ def missing_images(pages: list[Path], images: Path) -> list[str]:
     return out
 
 
+# Every committed PNG is drawn with this matplotlib, so that a redraw changes only what the data change.
+PINNED_MATPLOTLIB = "3.9.2"
+
+
 def chapter_pages(chapter: Path) -> list[Path]:
     """The pages make_figures fills for a chapter: its lesson and, where there is one, its answer key."""
     return [p for p in (chapter / "README.md", chapter / "instructor" / "answer_key.md") if p.is_file()]
@@ -114,11 +118,16 @@ def main() -> int:
     images = ROOT / "docs" / "images"
     if not args.check:
         try:
-            import matplotlib  # noqa: F401  (the chapters' plots() import it themselves)
+            import matplotlib  # (the chapters' plots() import pyplot themselves)
         except ImportError:
-            print("make_figures.py: drawing the plots needs matplotlib: python3 -m pip install matplotlib "
-                  "(or run with --check, which needs only the standard library)", file=sys.stderr)
+            print(f"make_figures.py: drawing the plots needs matplotlib: python3 -m pip install "
+                  f"matplotlib=={PINNED_MATPLOTLIB} (or run with --check, which needs only the standard library)",
+                  file=sys.stderr)
             return 1
+        if matplotlib.__version__ != PINNED_MATPLOTLIB:
+            print(f"make_figures.py: matplotlib {matplotlib.__version__} here; the committed plots were drawn with "
+                  f"{PINNED_MATPLOTLIB} (python3 -m pip install matplotlib=={PINNED_MATPLOTLIB}): other versions "
+                  "redraw every PNG with small differences", file=sys.stderr)
     stale = []
     for chapter in chapters:
         module = load_module(chapter / "figures.py")
