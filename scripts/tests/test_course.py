@@ -439,7 +439,11 @@ class CheckTests(FixtureCase):
         result = tool(self.repo, "handout", "--check")
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
         self.assertIn("exercise 01.1: fails on its stub", result.stdout)
-        self.assertIn("exercise 02.1: stub correct but slow", result.stdout)
+        # The fixture's optimize exercise is timed on this CPU: on a loaded machine its solution can score
+        # 4/5, which --check notes as timing noise rather than proving the stub slow. Either is a pass.
+        self.assertTrue("exercise 02.1: stub correct but slow" in result.stdout
+                        or "exercise 02.1: the solution scored" in result.stdout
+                        and "timing noise on a busy machine?" in result.stdout, result.stdout)
         self.assertIn("exercise 01.2: not checkable without a GPU", result.stdout)
         self.assertIn("PASSED", result.stdout)
 
