@@ -150,6 +150,8 @@ for name in re.findall(r"<!-- value:([\w.-]+) -->", key):
 for line in key.splitlines():
     if re.match(r"\s*<!-- value:", line) or re.search(r"<!-- /value --> +\S", line):
         failures.append(f"answer key line starts with a value, or a plain space follows one: {line.strip()[:80]}")
+    if '"<!-- value:' in line:  # Doxygen prints a comment inside a quoted string as text
+        failures.append(f"answer key value right after a double quote (Doxygen shows the marker): {line.strip()[:80]}")
 key_prose = re.sub(r"<!-- value:[\w.-]+ -->.*?<!-- /value -->", "", key, flags=re.S)
 key_prose = re.sub(r"`[^`]*`", "", key_prose)
 for typed in re.findall(r"\d+\.\d+(?:\s|&nbsp;)*(?:x|×|ms|µs|us|GB/s|%)(?!\w)", key_prose):
