@@ -464,6 +464,142 @@ def _sweep_values(doc):
     return out
 
 
+def _ms(value):
+    """A time in ms as the answer key shows it: three significant figures or so."""
+    return f"{value:.1f}" if value >= 10 else f"{value:.2f}"
+
+
+def _team_ranges(teams):
+    """[6, 9, 10, 11] -> '6 and 9–11': team sizes as runs."""
+    runs = []
+    for t in sorted(teams):
+        if runs and t == runs[-1][1] + 1:
+            runs[-1][1] = t
+        else:
+            runs.append([t, t])
+    return _list([str(a) if a == b else f"{a}–{b}" for a, b in runs])
+
+
+def _list_cells(doc, cells):
+    """The neighbour-list cells per box side (cells of side >= Rc + skin), from the run's configuration."""
+    cfg = doc.get("config", {})
+    box = cells * (4 / cfg.get("density", 0.8442)) ** (1 / 3)
+    return int(box // (cfg.get("cutoff", 2.5) + cfg.get("skin", 0.3)))
+
+
+def _grade(ratio):
+    """Exercise 01.3's scale (exercises.json): full points within 1.2x of the reference, ceil(30/ratio) up to 10x."""
+    if ratio <= 1.2:
+        return "full points"
+    return "no points" if ratio > 10 else f"{-(-30 // ratio):.0f} of 30 points"
+
+
+def _key_values(doc):
+    """Inline values of the instructor's answer key (instructor/answer_key.md) for one machine, without the slug:
+    the default size's rows team by team, and the verdicts the key's answers rest on."""
+    out = {"cpu": doc.get("device", {}).get("cpu", MISSING),
+           "logical_cores": str(doc.get("device", {}).get("logical_cores", MISSING))}
+    rows = _rows(doc)
+    out["reps"] = str(next((r["reps"] for r in rows if r.get("reps")), MISSING))
+    for r in rows:
+        s, t = r["strategy"], r["threads"]
+        out[f"force_ms.{s}.{t}"] = _ms(r["force_ms"])
+        if "force_ms_min" in r:
+            out[f"force_min_ms.{s}.{t}"] = _ms(r["force_ms_min"])
+        if s in ("critical", "triangle", "thread_arrays"):
+            out[f"tc_us.{s}.{t}"] = f"{r['section_us']:.0f}"
+        if s == "critical" and t > 1:
+            out[f"idle_ms.{s}.{t}"] = _ms(r["idle_ms"])
+            out[f"model_idle_ms.{s}.{t}"] = _ms(r["model_idle_ms"])
+            out[f"idle_after_share.{s}.{t}"] = f"{100 * r['idle_after_ms'] / r['idle_ms']:.1f}%"
+            out[f"idle_before_ms.{s}.{t}"] = _ms(r["idle_before_ms"])
+            out[f"model_before_ms.{s}.{t}"] = _ms(r["model_idle_ms"] / 2)
+            out[f"queue_ms.{s}.{t}"] = _ms(t * r["section_us"] / 1e3)
+            out[f"queue_share.{s}.{t}"] = f"{100 * t * r['section_us'] / 1e3 / r['force_ms']:.0f}%"
+    serial = _find(rows, "serial", 1)
+    for s in ("atomic", "full_list", "critical"):
+        one = _find(rows, s, 1)
+        if serial and one:
+            out[f"over_serial_1.{s}"] = _f(one["force_ms"] / serial["force_ms"], 2, "×")
+    out["image_mode"] = ("its half-list loops take the minimum image only for the pairs found across the box (the "
+                         "lesson's step), while atomic's takes it for every pair"
+                         if doc.get("config", {}).get("minimum_image") == "across-box"
+                         else "every loop takes the minimum image for every pair (the run predates the lesson's step)")
+    errors = [r["max_rel_error"] for r in doc.get("rows", []) if r["strategy"] == "full_list" and "max_rel_error" in r]
+    if errors:
+        out["full_list_error"] = f"{max(errors):.0e}"
+
+    # 01.3's metric on the committed rows: each strategy's fastest evaluation over critical's at 2 threads.
+    ref = _find(rows, "critical", 2)
+    for s in ("thread_arrays", "atomic"):
+        r = _find(rows, s, 2)
+        if ref and r and r.get("force_ms_min") and ref.get("force_ms_min"):
+            ratio = r["force_ms_min"] / ref["force_ms_min"]
+            out[f"grade_ratio.{s}"] = f"{ratio:.2f}"
+            out[f"grade_points.{s}"] = _grade(ratio)
+
+    # The fastest strategy (median force time) team by team: from which team on is it thread_arrays every time?
+    teams = _teams(rows, "thread_arrays")
+    best = {t: min((r for r in rows if r["threads"] == t and r["strategy"] in STRATEGIES),
+                   key=lambda r: r["force_ms"])["strategy"] for t in teams}
+    first = None
+    for t in teams:
+        first = (first or t) if best[t] == "thread_arrays" else None
+    out["thread_arrays_fastest_from"] = f"from {first} threads on" if first else "at no team size"
+
+    # Critical's idle against its model, team by team (teams of two or more).
+    crit = [r for r in rows if r["strategy"] == "critical" and r["threads"] > 1 and r.get("model_idle_ms")]
+    below = [r["threads"] for r in crit if r["idle_ms"] < r["model_idle_ms"]]
+    above = [r["threads"] for r in crit if r["idle_ms"] >= r["model_idle_ms"]]
+    out["critical_below_model_teams"] = _team_ranges(below) if below else "no team size"
+    out["critical_above_model_teams"] = _team_ranges(above) if above else "no team size"
+
+    # Delta = Tc/t_p at the default size, every team, and the clamp.
+    deltas = [r["triangle_step"] for r in rows if r["strategy"] == "triangle" and r.get("triangle_step")]
+    if deltas:
+        out["delta_range"] = f"{min(deltas):,.0f}–{max(deltas):,.0f}"
+    tri = sorted((r for r in rows if r["strategy"] == "triangle" and r["threads"] > 1), key=lambda r: r["threads"])
+    holds = [r["threads"] for r in tri if not r.get("clamped")]
+    out["limit_holds"] = (f"at every team measured, up to {tri[-1]['threads']} threads" if tri and len(holds) == len(tri)
+                          else (f"at teams {_team_ranges(holds)}" if holds else "at no team"))
+    clamped = [r for r in doc.get("rows", []) if r["strategy"] == "triangle" and r.get("clamped")]
+    out["clamped_delta"] = ("; ".join(f"Δ = {r['triangle_step']:,.0f} against a limit of {r['max_triangle_step']:,.0f} "
+                                      f"({_atoms(r['atoms'])} atoms, {r['threads']} threads)" for r in clamped)
+                            if clamped else "no row: Δ stayed below its limit everywhere")
+
+    # Question 3: adding only the touched range (the own block plus one layer of list cells) at the largest team.
+    largest = max(teams) if teams else None
+    ratios = sorted(r["triangle_step"] / r["atoms"] for r in tri if r.get("triangle_step"))
+    tr_large = _find(rows, "triangle", largest) if largest else None
+    if ratios and tr_large and tr_large.get("triangle_step"):
+        layer = _list_cells(doc, DEFAULT_CELLS)
+        mid = ratios[len(ratios) // 2]
+        out["touched_delta"] = f"{tr_large['triangle_step'] * (1 / largest + 1 / layer):.0f}"
+        out["touched_fits"] = str(max(n for n in range(2, 10000) if (n - 1) * (1 + n / layer) * mid < 2))
+
+    # Question 4: thread_arrays' reduction per thread, every team of two or more.
+    ta = [r["section_us"] for r in rows if r["strategy"] == "thread_arrays" and r["threads"] > 1]
+    if ta:
+        out["reduction_us_range"] = f"{min(ta):.0f}–{max(ta):.0f}"
+
+    # Question 5: where full_list's median is ahead of critical's, do the force ranges part too?
+    n_ahead = n_apart = 0
+    for cells in _sizes(doc):
+        crows = _rows(doc, cells)
+        ahead = [t for t in _teams(crows, "full_list")
+                 if _find(crows, "full_list", t)["force_ms"] < _find(crows, "critical", t)["force_ms"]]
+        apart = sum(_ranges_apart(_find(crows, "full_list", t), _find(crows, "critical", t), "force_ms") for t in ahead)
+        out[f"full_list_ahead_apart.{cells}"] = f"{apart} of {len(ahead)}"
+        n_ahead, n_apart = n_ahead + len(ahead), n_apart + apart
+    out["full_list_ahead_verdict"] = ("no median puts it ahead" if not n_ahead else "back that" if n_apart == n_ahead
+                                      else "do not back that" if not n_apart else "back that only in part")
+    if largest:
+        c, fl = _find(rows, "critical", largest), _find(rows, "full_list", largest)
+        if c and fl:
+            out["full_list_vs_critical_ranges"] = "apart" if _ranges_apart(c, fl, "force_ms") else "overlapping"
+    return out
+
+
 def values(results: dict[str, dict]) -> dict[str, str]:
     """Every measured number the lesson's prose shows, as `<slug>.<name>` (README: <!-- value:NAME -->)."""
     out = {}
@@ -476,6 +612,11 @@ def values(results: dict[str, dict]) -> dict[str, str]:
     for slug in _lammps_slugs(results):
         try:
             named = {**_lammps_values(results[slug]), **_image_values(results[slug])}
+        except (KeyError, IndexError, TypeError, ValueError, ZeroDivisionError):
+            named = {}
+        out.update({f"{slug}.{name}": text for name, text in named.items()})
+        try:  # the answer key's values (instructor/answer_key.md), every machine
+            named = _key_values(results[slug])
         except (KeyError, IndexError, TypeError, ValueError, ZeroDivisionError):
             named = {}
         out.update({f"{slug}.{name}": text for name, text in named.items()})

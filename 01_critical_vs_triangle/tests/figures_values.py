@@ -10,6 +10,10 @@
    names its source, and LAMMPS' timings appear only from rows measured in the same run (lammps_omp):
    made-up LAMMPS rows with the opposite story make the table and the values say so, and a machine without
    such rows shows no LAMMPS number at all.
+4. The answer key (instructor/answer_key.md, where it exists: a handout drops instructor/) is generated
+   from the same values: each one it shows is given by the committed results, sits where Doxygen and
+   Markdown show it as written, no measured number is typed outside them, the arithmetic it shows adds
+   up, and made-up results with another story make its verdicts say so.
 Exit 1, naming what differs."""
 import copy
 import importlib.util
@@ -136,6 +140,65 @@ if re.search(r"\d+\.\d", none) or "did not run beside this program" not in none:
     failures.append(f"a machine without LAMMPS rows shows a LAMMPS number or no explanation: {none}")
 expect("LAMMPS timing values without LAMMPS rows", [k for k in figures.values({"made_up": made_up})
                                                    if re.search(r"\.lammps\.(ratio|ahead|share|ranges)", k)], [])
+
+# 4. The answer key: its values are the committed results', its prose types no measured number.
+key_path = chapter / "instructor" / "answer_key.md"
+key = key_path.read_text() if key_path.is_file() else ""
+for name in re.findall(r"<!-- value:([\w.-]+) -->", key):
+    if given.get(name, figures.MISSING) == figures.MISSING:
+        failures.append(f"answer key value {name}: the committed results do not give it")
+for line in key.splitlines():
+    if re.match(r"\s*<!-- value:", line) or re.search(r"<!-- /value --> +\S", line):
+        failures.append(f"answer key line starts with a value, or a plain space follows one: {line.strip()[:80]}")
+    if '"<!-- value:' in line:  # Doxygen prints a comment inside a quoted string as text
+        failures.append(f"answer key value right after a double quote (Doxygen shows the marker): {line.strip()[:80]}")
+key_prose = re.sub(r"<!-- value:[\w.-]+ -->.*?<!-- /value -->", "", key, flags=re.S)
+key_prose = re.sub(r"`[^`]*`", "", key_prose)
+for typed in re.findall(r"\d+\.\d+(?:\s|&nbsp;)*(?:x|×|ms|µs|us|GB/s|%)(?!\w)", key_prose):
+    failures.append(f"a measured number typed into the answer key: {typed}")
+if key:  # the arithmetic of question 4: Nth x Tc, and its share of the force time, from the shown values
+    for slug in [s for s in committed if f"{s}.largest_team.20" in given]:
+        t = given[f"{slug}.largest_team.20"]
+        tc, queue = float(given[f"{slug}.tc_us.critical.{t}"]), float(given[f"{slug}.queue_ms.critical.{t}"])
+        share = float(given[f"{slug}.queue_share.critical.{t}"].rstrip("%"))
+        force = float(given[f"{slug}.force_ms.critical.{t}"])
+        if abs(int(t) * tc / 1e3 - queue) > 0.01 + int(t) * 0.5 / 1e3:  # Tc is shown rounded to 1 µs
+            failures.append(f"{slug}: {t} x {tc} µs is not {queue} ms")
+        if abs(100 * queue / force - share) > 1:
+            failures.append(f"{slug}: {queue} ms of {force} ms is not {share}%")
+
+# 4b. Made-up rows with another story: the key's verdicts follow them.
+story = copy.deepcopy(made_up)
+story["config"]["minimum_image"] = "across-box"
+for r in story["rows"]:
+    crit = next(c["force_ms"] for c in story["rows"] if c["cells"] == r["cells"] and c["strategy"] == "critical"
+                and c["threads"] == r["threads"]) if r["strategy"] != "serial" else None
+    r["idle_before_ms"], r["idle_after_ms"] = 0.25 * r["idle_ms"], 0.75 * r["idle_ms"]
+    if r["strategy"] == "critical" and r["threads"] == 8:
+        r["model_idle_ms"] = 3 * r["idle_ms"]  # below its model at 8 threads only
+    if r["strategy"] == "thread_arrays" and r["threads"] >= 4:
+        for k in ("force_ms", "force_ms_min", "force_ms_max"):
+            r[k] *= 0.5  # the fastest strategy from 4 threads on
+    if r["cells"] == 20 and r["strategy"] == "triangle" and r["threads"] == 8:
+        r.update(clamped=True, triangle_step=1000.0, max_triangle_step=900.0)
+story["rows"].append(row(20, "atomic", 2, 2.6 * next(c["force_ms"] for c in story["rows"] if c["cells"] == 20 and
+                                                      c["strategy"] == "critical" and c["threads"] == 2)))
+v = figures.values({"made_up": story})
+expect("idle below the model", v.get("made_up.critical_below_model_teams"), "8")
+expect("idle above the model", v.get("made_up.critical_above_model_teams"), "2 and 4")
+expect("thread_arrays fastest", v.get("made_up.thread_arrays_fastest_from"), "from 4 threads on")
+expect("01.3 points of thread_arrays", v.get("made_up.grade_points.thread_arrays"), "full points")
+expect("01.3 points of atomic at 2.6x", v.get("made_up.grade_points.atomic"), "12 of 30 points")  # ceil(30 / 2.6)
+expect("full_list ahead, ranges apart", v.get("made_up.full_list_ahead_apart.20"), "2 of 2")
+expect("full_list verdict", v.get("made_up.full_list_ahead_verdict"), "back that")
+expect("the clamped row", v.get("made_up.clamped_delta"), "Δ = 1,000 against a limit of 900 (32,000 atoms, 8 threads)")
+expect("the limit holds", v.get("made_up.limit_holds"), "at teams 2 and 4")
+expect("image mode", v.get("made_up.image_mode", "").startswith("its half-list loops"), True)
+for r in story["rows"]:
+    if r["strategy"] == "full_list":
+        r["force_ms_min"], r["force_ms_max"] = 0.1 * r["force_ms"], 10 * r["force_ms"]
+expect("full_list verdict, ranges overlapping", figures.values({"made_up": story}).get("made_up.full_list_ahead_verdict"),
+       "do not back that")
 
 for f in failures:
     print(f, file=sys.stderr)
