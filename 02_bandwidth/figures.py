@@ -416,7 +416,56 @@ def _answer_key_values(doc):
         stem = f"copy_return.{r['copy']}_{r['memory']}_{call}_{_size_tag(r['bytes'])}"
         for field in ("return_us", "complete_us", "after_return_us", "wait_floor_us"):
             v[f"{stem}.{field}"] = (lambda r=r, f=field: f"{r[f]:.2f}")
+    v["copy_return.summary"] = lambda: _copy_return_summary(doc)
     return v
+
+
+def _still_running(row) -> bool:
+    """A copy was still running when its call returned: more than 2 µs and twice the wait floor were left
+    between the return and the synchronize that saw it complete."""
+    left = row["after_return_us"] - row["wait_floor_us"]
+    return left > max(2.0, 2 * row["wait_floor_us"])
+
+
+def _copy_return_summary(doc) -> str:
+    """What the copy-return table shows, in words, from the rows themselves (so a re-measured table that
+    tells another story changes the sentence): for each memory kind and direction, whether each call
+    returned with its copy still running, at every size measured."""
+    rows = [r for r in doc["rows"] if r.get("scenario") == "copy_return"]
+    if not rows:
+        raise KeyError("copy_return")
+
+    def running(memory, copy, call):
+        found = [_still_running(r) for r in rows if (r["memory"], r["copy"], r["call"]) == (memory, copy, call)]
+        if not found:
+            raise KeyError(f"copy_return {memory} {copy} {call}")
+        return "all" if all(found) else "none" if not any(found) else "some"
+
+    pinned_like = [m for m in KIND_ORDER if m != "pageable" and any(r["memory"] == m for r in rows)]
+    directions = ("h2d", "d2h")
+    asyncs = {running(m, c, "cudaMemcpyAsync") for m in pinned_like for c in directions}
+    syncs = {running(m, c, "cudaMemcpy") for m in pinned_like for c in directions}
+    kinds = ", ".join(pinned_like[:-1]) + f" or {pinned_like[-1]}" if len(pinned_like) > 1 else pinned_like[0]
+    parts = []
+    if asyncs == {"all"} and syncs == {"none"}:
+        parts.append(f"every {kinds} `cudaMemcpyAsync` returned with its copy still running, and every "
+                     f"`cudaMemcpy` with that memory returned only once its copy was complete.")
+    else:
+        parts.append(f"with {kinds} memory, the calls did not split cleanly into returning at once "
+                     f"(`cudaMemcpyAsync`) and returning complete (`cudaMemcpy`): see the table.")
+    name = {"h2d": "Host → device", "d2h": "Device → host"}
+    for copy in directions:
+        sync, asyn = running("pageable", copy, "cudaMemcpy"), running("pageable", copy, "cudaMemcpyAsync")
+        if sync == asyn == "all":
+            parts.append(f"Pageable, {name[copy].lower()}: both calls returned before the copy was complete, "
+                         "at every size measured.")
+        elif sync == asyn == "none":
+            parts.append(f"Pageable, {name[copy].lower()}: both calls returned only once the copy was "
+                         "complete, `cudaMemcpyAsync` included.")
+        else:
+            parts.append(f"Pageable, {name[copy].lower()}: `cudaMemcpy` returned with the copy still running "
+                         f"in {sync} of the sizes, `cudaMemcpyAsync` in {asyn}.")
+    return " ".join(parts)
 
 
 def _verdict(ratios):

@@ -54,4 +54,24 @@ badly_placed = [(page, line) for page in pages for line in page.read_text().spli
 for page, line in badly_placed:
     print(f"{page.relative_to(chapter)}: a line with a value followed by a space, or starting with one: "
           f"{line.strip()}", file=sys.stderr)
-sys.exit(1 if failed or unmeasured or badly_placed else 0)
+# The copy-return summary is read from the rows: the committed H100 rows say pageable host → device calls
+# return early and device → host ones complete; rows that say otherwise give another sentence.
+import copy as _copy
+wrong_summary = []
+h100 = committed.get("h100")
+if h100 is not None:
+    summary = figures.values({"h100": h100})["h100.copy_return.summary"]
+    for phrase in ("Pageable, host → device: both calls returned before the copy was complete",
+                   "Pageable, device → host: both calls returned only once the copy was complete"):
+        if phrase not in summary:
+            wrong_summary.append(f"committed summary lacks '{phrase}': {summary}")
+    flipped = _copy.deepcopy(h100)
+    for r in flipped["rows"]:
+        if r.get("scenario") == "copy_return" and (r["memory"], r["copy"]) == ("pageable", "d2h"):
+            r["after_return_us"] = r["wait_floor_us"] + 50.0  # the copy still running after the return
+    summary = figures.values({"h100": flipped})["h100.copy_return.summary"]
+    if "Pageable, device → host: both calls returned before the copy was complete" not in summary:
+        wrong_summary.append(f"the summary does not follow rows that tell another story: {summary}")
+for problem in wrong_summary:
+    print(f"copy_return.summary: {problem}", file=sys.stderr)
+sys.exit(1 if failed or unmeasured or badly_placed or wrong_summary else 0)
