@@ -68,8 +68,10 @@ function(course_add_program target)
   target_link_libraries(${target} PRIVATE ${ARG_LIBRARIES})
 endfunction()
 
+# course_add_tests(<target> [CPU_ONLY] [TWO_GPUS] SOURCES … LIBRARIES …): <target>.cpu, <target>.gpu and,
+# with TWO_GPUS, <target>.two_gpus (the doctest suite "two gpus", skipped with fewer than two GPUs).
 function(course_add_tests target)
-  cmake_parse_arguments(ARG "CPU_ONLY" "" "SOURCES;LIBRARIES" ${ARGN})
+  cmake_parse_arguments(ARG "CPU_ONLY;TWO_GPUS" "" "SOURCES;LIBRARIES" ${ARGN})
   add_executable(${target} ${ARG_SOURCES})
   _course_target_defaults(${target} "${ARG_CPU_ONLY}")
   if(ARG_CPU_ONLY)
@@ -84,6 +86,10 @@ function(course_add_tests target)
   endif()
   add_test(NAME ${target}.gpu COMMAND ${target} --gpu)
   set_tests_properties(${target}.gpu PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 900)
+  if(ARG_TWO_GPUS)
+    add_test(NAME ${target}.two_gpus COMMAND ${target} --two-gpus)
+    set_tests_properties(${target}.two_gpus PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 900)
+  endif()
 endfunction()
 
 function(course_add_tour name)

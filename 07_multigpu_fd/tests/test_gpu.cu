@@ -124,27 +124,6 @@ TEST_SUITE("exercise 07.2") {
       }
     }
   }
-
-  TEST_CASE("slabs on two GPUs equal one GPU bit for bit (skipped with one GPU)") {
-    if (!gpu_present()) return;
-    int count = 0;
-    CUDA_CHECK(cudaGetDeviceCount(&count));
-    if (count < 2) {
-      MESSAGE("one GPU only: the two-GPU case runs on the multi-GPU machine");
-      return;
-    }
-    const Problem p = make_problem(517, 389, VelocityModel::layered, 12);
-    const Variant& v = find_variant("tiled_vec4");
-    const auto one = gpu_run(p, v, 1, false, 30);
-    for (int slabs : {2, 3, 4}) {
-      if (!decomposition_ready(p.ny, slabs)) return;
-      for (bool overlap : {true, false}) {
-        const Difference d = compare(gpu_run(p, v, slabs, overlap, 30, 2), one);
-        INFO(slabs << " slabs on 2 GPUs, overlap " << overlap << ": " << d.cells << " cells differ");
-        CHECK(d.cells == 0);
-      }
-    }
-  }
 }
 
 // Exercise 07.3: the shared_tile rung. Its tiles end at awkward places: grids narrower or shorter than
