@@ -4,6 +4,7 @@ committed ones (and the blocks the committed ones do not hold yet, such as "copy
 committed results give every inline value of the lesson and of its answer key (instructor/answer_key.md),
 and that each value sits in those pages where Doxygen and Markdown show it as written. Exit 1, naming the
 block, value or line, when not."""
+import copy
 import importlib.util
 import json
 import re
@@ -56,7 +57,6 @@ for page, line in badly_placed:
           f"{line.strip()}", file=sys.stderr)
 # The copy-return summary is read from the rows: the committed H100 rows say pageable host → device calls
 # return early and device → host ones complete; rows that say otherwise give another sentence.
-import copy as _copy
 wrong_summary = []
 h100 = committed.get("h100")
 if h100 is not None:
@@ -65,7 +65,7 @@ if h100 is not None:
                    "Pageable, device → host: both calls returned only once the copy was complete"):
         if phrase not in summary:
             wrong_summary.append(f"committed summary lacks '{phrase}': {summary}")
-    flipped = _copy.deepcopy(h100)
+    flipped = copy.deepcopy(h100)
     for r in flipped["rows"]:
         if r.get("scenario") == "copy_return" and (r["memory"], r["copy"]) == ("pageable", "d2h"):
             r["after_return_us"] = r["wait_floor_us"] + 50.0  # the copy still running after the return
