@@ -160,11 +160,15 @@ TEST_SUITE("exercise 05.1") {
 }
 
 TEST_SUITE("exercise 05.2") {
-  // These cases also run under compute-sanitizer --tool racecheck (exercise.05.2.racecheck): they are
-  // kept small enough for that.
+  // These cases also run under compute-sanitizer --tool racecheck (exercise.05.2.racecheck). There a
+  // racing warp_tail is reported in every block, and racecheck slows with every hazard it records (a
+  // racing file ran past the grader's 120 s on an H100 with the full sizes), so under the tool they run
+  // a few blocks: every lane and every step of the fold still runs, which is all racecheck needs.
+  inline std::size_t tail_blocks() { return checks::under_sanitizer() ? 4 : 2048; }
+
   TEST_CASE("warp_tail folds 64 partials into lane 0's exact sum") {
     const std::uint64_t seed = checks::seed_from_env(53);
-    const std::size_t blocks = 2048;
+    const std::size_t blocks = tail_blocks();
     const std::vector<int> draws = random_ints(64 * blocks, -(1 << 30), 1 << 30, seed);
     std::vector<long long> values(draws.begin(), draws.end());
     for (std::size_t i = 0; i < values.size(); i += 3) values[i] *= 4096;  // past 32 bits
@@ -178,7 +182,7 @@ TEST_SUITE("exercise 05.2") {
   }
 
   TEST_CASE("warp_tail's float sums stay within the rounding bound") {
-    const std::size_t blocks = 2048;
+    const std::size_t blocks = tail_blocks();
     const std::vector<float> values = random_floats(64 * blocks, -1.0f, 1.25f, checks::seed_from_env(54));
     const std::vector<float> got = warp_tail_sums(values);
     for (std::size_t b = 0; b < blocks; ++b) {
@@ -201,6 +205,7 @@ TEST_SUITE("exercise 05.2") {
     for (const auto& v : rungs)
       for (const unsigned block : checks::all_blocks)
         for (const std::size_t n : {std::size_t{1}, std::size_t{33}, std::size_t{8} * block + 7, largest}) {
+          if (n == largest && checks::under_sanitizer()) continue;  // the smaller sizes run a partial block and a full one
           workspace.poison();
           result.fill_bytes(0xff);
           v.sum_int(input.data(), n, result.data(), v.shape(n, block, sm_count), workspace, nullptr);

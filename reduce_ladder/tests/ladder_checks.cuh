@@ -35,6 +35,14 @@ inline std::uint64_t seed_from_env(std::uint64_t fallback) {
   return end != nullptr && *end == '\0' ? seed : fallback;
 }
 
+/// True when the case runs under compute-sanitizer (the exercise's sanitizer test sets
+/// COURSE_SANITIZER): a case then keeps its launches to a few blocks, since a racing kernel is reported
+/// on every block and racecheck's cost grows with each hazard it records.
+inline bool under_sanitizer() {
+  const char* tool = std::getenv("COURSE_SANITIZER");
+  return tool != nullptr && *tool != '\0';
+}
+
 /// `count` sizes drawn from `seed`, spread over [1, limit] on a log scale (small and large alike), so
 /// that a grader's fresh seed also brings sizes nobody tuned for.
 inline std::vector<std::size_t> random_sizes(std::uint64_t seed, std::size_t count, std::size_t limit) {
