@@ -308,6 +308,16 @@ def _lammps_values(doc):
     else:
         out["lammps.ahead"] = f"LAMMPS' at {_teams_text(theirs)}, this program's at {_teams_text(ours)}"
     out["lammps.ranges_apart"] = _count(sum(_lammps_apart(r) for r in rows), len(rows))
+    one = {r["threads"]: r for r in rows}.get(1)
+    for r in rows:  # each program's rate over its own one-thread rate
+        if one is not None:
+            out[f"lammps.scaling.{r['threads']}"] = f"{r['loop_steps_per_s'] / one['loop_steps_per_s']:.1f}×"
+            out[f"lammps.ours_scaling.{r['threads']}"] = f"{r['ours_loop_steps_per_s'] / one['ours_loop_steps_per_s']:.1f}×"
+    fastest = {}
+    for r in rows:
+        fastest.setdefault(r["ours_strategy"], []).append(r["threads"])
+    out["lammps.fastest"] = _list([f"`{name}` at {_teams_text(teams)}"
+                                   for name, teams in sorted(fastest.items(), key=lambda kv: kv[1][0])])
     for r in rows:  # LAMMPS' own breakdown of its loop, as shares of the sections' sum
         sections = r.get("lammps_sections_s") or {}
         total = sum(sections.values())
