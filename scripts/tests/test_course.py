@@ -494,6 +494,17 @@ class PerfRequiresTests(FixtureCase):
         self.assertTrue(entry["reason"].startswith("not timed: the reference runs exercise 01.1's code, so 01.1 "
                                                    "must pass first (exercise.01.1: fail"), entry["reason"])
 
+    def test_handout_check_times_it_with_the_required_exercise_solved(self):
+        # Both stubbed, the grader does not time 02.1 (its reference runs 01.1's stub); --check says so, and
+        # times 02.1's stub on a side where 01.1 keeps its solution, as after a student has done 01.1.
+        result = tool(self.repo, "handout", "--check")
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.assertIn("exercise 02.1: with 01.1 stubbed too, not timed (not timed: the reference runs exercise "
+                      "01.1's code", result.stdout)
+        self.assertTrue("exercise 02.1: stub correct but slow" in result.stdout
+                        or "exercise 02.1: the solution scored" in result.stdout, result.stdout)
+        self.assertIn("exercise 01.1: fails on its stub", result.stdout)
+
     def test_requires_must_name_other_exercises(self):
         for value, phrase in (('["09.9"]', "perf.requires names 09.9, which is not an exercise"),
                               ('["02.1"]', "perf.requires must not name the exercise itself"),
