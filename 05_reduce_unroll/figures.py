@@ -141,10 +141,11 @@ def pct(row: dict) -> str:
     return f"{row['pct_copy']:.1f} %"
 
 
-def exercise_points(exercise: str) -> int:
-    """An exercise's points, as exercises.json gives them."""
+def exercise_points(exercise: str) -> int | None:
+    """An exercise's points, as exercises.json gives them; None where it does not list the exercise (a
+    handout of other exercises, which has no answer key to fill either)."""
     listed = json.loads((Path(__file__).resolve().parent / "exercises.json").read_text())
-    return next(e["points"] for e in listed if e["id"] == exercise)
+    return next((e["points"] for e in listed if e["id"] == exercise), None)
 
 
 def answer_key_values(doc: dict, slug: str) -> dict[str, str]:
@@ -195,8 +196,9 @@ def answer_key_values(doc: dict, slug: str) -> dict[str, str]:
     in_flight = grid["grid"] * grid["block"] * 4
     points = exercise_points("05.3")
     out |= {"stub_in_flight": f"{in_flight / 1e6:.1f} MB", "stub_share": f"{100 * in_flight / needed:.0f} %",
-            "stub_expect_ratio": ladder.times(needed / in_flight),
-            "stub_expect_points": f"{math.ceil(points * in_flight / needed)} of {points} points"}
+            "stub_expect_ratio": ladder.times(needed / in_flight)}
+    if points is not None:
+        out["stub_expect_points"] = f"{math.ceil(points * in_flight / needed)} of {points} points"
     return out | {f"single_pass_{name}": text for name, text in ladder.graded_values(slug, "05.3").items()}
 
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Turns committed results into the lessons' plots and tables.
+r"""Turns committed results into the lessons' plots and tables.
 
 For each chapter folder NN_topic with a figures.py, loads every results/<gpu>/NN_topic.json, then
   - plots(results, docs/images) draws the PNGs (needs matplotlib; skipped with --check), and
