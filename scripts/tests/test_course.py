@@ -557,6 +557,18 @@ class GradeTests(FixtureCase):
     def by_id(report: dict) -> dict:
         return {e["id"]: e for e in report["exercises"]}
 
+    def test_the_harness_and_the_references_are_the_instructors(self):
+        # A submission that edits a file no graded exercise asks for (here the timing program of 02.1,
+        # where a cheat would shrink its own time or slow the reference) is graded with the instructor's
+        # copy of that file: this edit would not even compile, yet 02.1 is timed as usual.
+        cheat = self.submission("harness-edited", self.repo)
+        edit(cheat / "02_scale/src/bench.cpp", "#include <algorithm>",
+             "#error the timing harness is the instructor's\n#include <algorithm>")
+        _, report = self.grade(cheat, "--exercises", "02.1")
+        entry = self.by_id(report)["02.1"]
+        self.assertIn(entry["status"], ("pass", "partial"), entry["reason"])
+        self.assertTrue(entry["reason"].startswith("perf: "), entry["reason"])
+
     def test_key_scores_full_points_and_every_report_is_written(self):
         junit, markdown = self.tmp / "key.xml", self.tmp / "key.md"
         result, report = self.grade(self.repo, "--seed", "42", "--junit", str(junit), "--markdown", str(markdown))
