@@ -45,14 +45,8 @@ def answer_key_values(doc: dict, profile: dict | None, slug: str) -> dict[str, s
     """What instructor/answer_key.md quotes: this chapter's times, chapter 05's `unroll2` against
     `interleaved` (the idea of exercise 03.3 on chapter 04's tree), the profile's counts in full, and
     exercise 03.3 as the grader and the handout check timed it."""
-    big, huge = ladder.SIZES
-    config = doc.get("config", {})
-    out = {"key_runs": f"{doc['device']['name']}, block {config.get('block', '?')}, median of "
-                       f"{config.get('reps', '?')} runs"}
-    for n in (big, huge):
-        label = ladder.size_label(n).replace("^", "_")
-        for kernel in ("neighbored", "neighbored_less"):
-            out[f"{kernel}_ms_{label}"] = ladder.ms(ladder.row(doc, kernel, n)["time_ms"])
+    big = ladder.SIZES[0]
+    out = ladder.key_run_values(doc, ("neighbored", "neighbored_less"))
     unroll = ladder.sibling_results(slug, "05_reduce_unroll")
     if unroll is not None and ladder.row(unroll, "unroll2", big) and ladder.row(unroll, "interleaved", big):
         unroll2, interleaved = ladder.row(unroll, "unroll2", big), ladder.row(unroll, "interleaved", big)

@@ -47,13 +47,7 @@ def answer_key_values(doc: dict, profile: dict | None, slug: str) -> dict[str, s
     """What instructor/answer_key.md quotes: this chapter's times, chapter 05's rungs at 2^24 and 2^28,
     the profile's branch counters, and exercise 04.3 as the grader and the handout check timed it."""
     big, huge = ladder.SIZES
-    config = doc.get("config", {})
-    out = {"key_runs": f"{doc['device']['name']}, block {config.get('block', '?')}, median of "
-                       f"{config.get('reps', '?')} runs"}
-    for n in (big, huge):
-        label = ladder.size_label(n).replace("^", "_")
-        for kernel in ("neighbored_less", "interleaved"):
-            out[f"{kernel}_ms_{label}"] = ladder.ms(ladder.row(doc, kernel, n)["time_ms"])
+    out = ladder.key_run_values(doc, ("neighbored_less", "interleaved"))
     out |= {f"grid_stride_{name}": text for name, text in ladder.graded_values(slug, "04.3").items()}
     unroll = ladder.sibling_results(slug, "05_reduce_unroll")
     if unroll is not None and all(ladder.row(unroll, k, n) for k in ("unroll2", "interleaved") for n in (big, huge)):

@@ -181,6 +181,19 @@ def step_values(doc: dict, kernel: str) -> dict[str, str]:
             "step_2_28": times(row(doc, kernel, huge)["step_speedup"])}
 
 
+def key_run_values(doc: dict, kernels: tuple[str, ...]) -> dict[str, str]:
+    """The answer keys' common head: which run they quote (device, block, repetitions) and each of
+    `kernels`' median time at 2^24 and 2^28 (`<kernel>_ms_2_24`, `<kernel>_ms_2_28`)."""
+    config = doc.get("config", {})
+    out = {"key_runs": f"{doc['device']['name']}, block {config.get('block', '?')}, median of "
+                       f"{config.get('reps', '?')} runs"}
+    for n in SIZES:
+        label = size_label(n).replace("^", "_")
+        for kernel in kernels:
+            out[f"{kernel}_ms_{label}"] = ms(row(doc, kernel, n)["time_ms"])
+    return out
+
+
 def times(ratio: float) -> str:
     return f"{ratio:.2f}×"
 
