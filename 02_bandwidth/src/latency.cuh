@@ -22,20 +22,22 @@ class PointerChase {
 
   std::size_t lines() const noexcept { return next_.size(); }
 
-  /// Enqueues one chase of `loads` dependent loads from line 0; its last line lands in end_line().
+  /// Enqueues one chase of `loads` dependent loads from position() (line 0 at first); the line it stops
+  /// on becomes the next position(). Chasing on instead of starting over keeps the lines a run visits
+  /// out of the cache that the runs before it filled.
   void launch(std::uint64_t loads, cudaStream_t stream);
 
-  /// The line the last chase ended on (synchronous download).
-  std::uint32_t end_line() const;
+  /// The line the next chase starts from: where the last one stopped (synchronous download).
+  std::uint32_t position() const;
 
   /// Times `loads`-long chases (events, warm-up, repetitions) and returns nanoseconds per load, after
-  /// checking that the chase ended where the host's walk of the same cycle does (throws if not).
+  /// checking that the chases stopped where the host's walk of the same cycle does (throws if not).
   course::Stats time_ns_per_load(std::uint64_t loads, course::TimingOptions opts);
 
  private:
   std::vector<std::uint32_t> next_;              // the cycle, host copy: the check's answer
   course::DeviceBuffer<std::uint32_t> slots_;    // footprint bytes; word 0 of each line is used
-  course::DeviceBuffer<std::uint32_t> end_;      // where the last chase ended
+  course::DeviceBuffer<std::uint32_t> position_; // where the last chase stopped, the next one starts
 };
 
 }  // namespace bandwidth
