@@ -84,12 +84,12 @@ if [[ -n "$lmp" ]]; then
   [[ "$rounds" =~ ^[1-9][0-9]?$ ]] || { echo "bench.sh: LAMMPS_ROUNDS must be a count 1..99, got '$rounds'" >&2; exit 2; }
   echo "bench.sh: LAMMPS $lmp on $in_lj, $rounds rounds at 1..$cores threads, in turns with this program"
   mkdir -p "$work/lammps"
-  # Ours: the three half-list strategies with Newton's third law (atomic and full_list are never the fastest
-  # in the sweep), 100 steps as in.lj's run; the serial reference is cut to 10 steps, enough to check the
-  # forces off the lattice, since here only the loops count.
+  # Ours: the three half-list strategies with Newton's third law and the vectorized full list (atomic and the
+  # scalar full_list are never the fastest in the sweep), 100 steps as in.lj's run; the serial reference is
+  # cut to 10 steps, enough to check the forces off the lattice, since here only the loops count.
   for ((t = 1; t <= cores; ++t)); do
     for ((r = 1; r <= rounds; ++r)); do
-      "$program" --cells 20 --steps 100 --reference-steps 10 --threads "$t,$t" --variants critical,triangle,thread_arrays \
+      "$program" --cells 20 --steps 100 --reference-steps 10 --threads "$t,$t" --variants critical,triangle,thread_arrays,full_list_vectorized \
         --reps 1 --warmup 0 --json "$work/lammps/ours_t${t}_r${r}.json" > "$work/lammps/ours_t${t}_r${r}.txt"
       log="$work/lammps/lammps_t${t}_r${r}.log"
       status=0

@@ -5,7 +5,8 @@ LAMMPS' OPENMP package on in.lj (`lammps_t{t}_r{r}.log`, LAMMPS' -log). collect(
   - the results header's "lammps": version, command, the in.lj it ran, its step-0 thermo;
   - one row per team size, "strategy": "lammps_omp": LAMMPS' whole-loop timesteps/s (100 steps / "Loop
     time", median and min-max over the rounds) and, from the same rounds, this program's fastest strategy
-    there (the strategy with the highest median), with their ratio.
+    there (the strategy with the highest median), with their ratio, and both loops' breakdowns (LAMMPS'
+    Pair/Neigh/Comm/Modify/...; ours: forces as "Pair", rebuilds as "Neigh", the rest as "Other").
 A LAMMPS run that failed, or whose log says something else than the run asked for (another step count, atom
 count or thread count), is left out with one line naming the log and why; the bench carries on.
 """
@@ -118,6 +119,7 @@ def collect(folder: str, lmp: str, in_lj: str, root: str | None = None,
     """(header, rows) from the runs in `folder`; `say` gets one line per run left out. `root`: the repository,
     to show lmp's and in.lj's paths relative to it."""
     ours = {}  # threads -> strategy -> [steps/s per round]
+    ours_sections = {}  # threads -> strategy -> section -> [seconds per round], in LAMMPS' terms
     steps = atoms = cells = None
     for threads, _, path in _runs(folder, "ours", ".json"):
         with open(path) as f:
@@ -126,6 +128,11 @@ def collect(folder: str, lmp: str, in_lj: str, root: str | None = None,
             if row["strategy"] == "serial" or row["threads"] != threads or "loop_steps_per_s" not in row:
                 continue
             ours.setdefault(threads, {}).setdefault(row["strategy"], []).append(row["loop_steps_per_s"])
+            if "loop_force_s" in row:  # the loop's breakdown: forces ("Pair"), rebuilds ("Neigh"), the rest
+                split = {"Pair": row["loop_force_s"], "Neigh": row["loop_neighbour_s"],
+                         "Other": row["loop_seconds"] - row["loop_force_s"] - row["loop_neighbour_s"]}
+                for name, seconds in split.items():
+                    ours_sections.setdefault(threads, {}).setdefault(row["strategy"], {}).setdefault(name, []).append(seconds)
             atoms = row["atoms"]
         steps, cells = doc["config"]["steps"], doc["config"]["cells"]
 
@@ -174,7 +181,10 @@ def collect(folder: str, lmp: str, in_lj: str, root: str | None = None,
                      "ours_rounds": len(mine), "ours_by_strategy": by_strategy,
                      "ratio": by_strategy[best] / theirs,
                      # LAMMPS' breakdown of its loop (Pair, Neigh, Comm, Modify, ...), medians over the rounds
-                     "lammps_sections_s": {k: _median(v) for k, v in sorted(sections.get(threads, {}).items())}})
+                     "lammps_sections_s": {k: _median(v) for k, v in sorted(sections.get(threads, {}).items())},
+                     # ... and this program's, for the fastest strategy: forces, rebuilds, the rest
+                     "ours_sections_s": {k: _median(v) for k, v in
+                                         sorted(ours_sections.get(threads, {}).get(best, {}).items())}})
     for threads in sorted(set(ours) - set(lammps)):
         say(f"bench.sh: no LAMMPS run at {threads} threads finished: no lammps_omp row there")
     return header, rows

@@ -62,7 +62,7 @@ Options parse_options(int argc, char** argv) {
   course::add_list_option(app, "--threads", threads, "N: the sweep 1..N (N up to 4 x the logical cores); or team "
                           "sizes like 1,2,4,8");
   course::add_variants_option(app, variants)->description("force strategies to run (default: all): serial, critical, "
-                                                          "triangle, atomic, thread_arrays, full_list; comma-separate or repeat");
+                                                          "triangle, atomic, thread_arrays, full_list, full_list_vectorized; comma-separate or repeat");
   app.add_option("--rebuild-every", c.rebuild_every, "neighbour-list rebuild period (steps)")->capture_default_str();
   app.add_option("--dt", c.dt, "timestep (tau); must stay below velocity Verlet's stability limit")->capture_default_str();
   CLI::Option* temperature = app.add_option("--temperature", c.temperature, "initial temperature")->capture_default_str();
@@ -167,7 +167,7 @@ int run(int argc, char** argv) {
   for (const md::Measurement& m : rows) {
     md::record_row(table, config, atoms, o.common.timing.reps, m, ref.serial.force.ms);
     const std::string_view name = m.variant->name;
-    if (m.threads != max_threads || name == "atomic" || name == "full_list") continue;  // no section to see
+    if (m.threads != max_threads || name == "atomic" || name.starts_with("full_list")) continue;  // no section to see
     timelines.push_back({{"strategy", name}, {"threads", m.threads}, {"cells", config.cells},
                          {"section_us", m.force.idle.section_mean_s * 1e6}, {"particle_ns", m.force.idle.particle_s * 1e9},
                          {"timeline", md::timeline_json(m.force.timeline)}});

@@ -9,6 +9,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "vector_clones.hpp"
+
 namespace md {
 
 System make_fcc_lattice(int cells, double density) {
@@ -84,6 +86,7 @@ struct CellGrid {
 /// x mapped into [0, box). fmod is exact for any finite x, so even an atom flung a million boxes away
 /// lands inside the box (x − box·floor(x/box) would not: its rounding error grows with |x|).
 double wrap(double x, double box) noexcept {
+  if (x >= 0 && x < box) return x;  // nearly every atom between rebuilds: no division
   double w = std::fmod(x, box);
   if (w < 0) w += box;
   return w >= box ? 0.0 : w;  // x just below 0 can round up to exactly box
@@ -103,7 +106,19 @@ bool finite(const Vec3& p) noexcept { return std::isfinite(p.x) && std::isfinite
 /// about half of its neighbours, whatever the atom order (the plain rule "j > i" would give the first
 /// atoms all of their neighbours and the last ones none).
 bool keeps(ListKind kind, std::int64_t i, std::int64_t j) noexcept {
-  return kind == ListKind::full || ((i < j) == ((i + j) % 2 == 0));
+  return (kind == ListKind::full) | ((i < j) == ((i + j) % 2 == 0));  // `|`: no branch, so a loop can vectorize
+}
+
+/// kept[k] = 1 where candidate k (at px[k], py[k], pz[k]) is within reach of `p`, else 0: the build's
+/// hottest loop, one vector lane per candidate.
+MD_VECTOR_CLONES
+void mark_in_reach(const double* __restrict px, const double* __restrict py, const double* __restrict pz,
+                   std::size_t count, Vec3 p, double reach2, unsigned char* __restrict kept) {
+#pragma omp simd
+  for (std::size_t k = 0; k < count; ++k) {
+    const double dx = p.x - px[k], dy = p.y - py[k], dz = p.z - pz[k];
+    kept[k] = static_cast<unsigned char>(dx * dx + dy * dy + dz * dz < reach2);
+  }
 }
 
 /// The atoms binned by cell: wrapped positions, each atom's cell, and the atoms of cell c in
@@ -115,16 +130,18 @@ struct CellBins {
   std::vector<std::int32_t> atoms;
 };
 
-CellBins bin_atoms(const System& system, const CellGrid& grid) {
+CellBins bin_atoms(const System& system, const CellGrid& grid, int threads) {
   const std::size_t n = system.size();
   CellBins bins{std::vector<Vec3>(n), std::vector<int>(n),
                 std::vector<std::size_t>(static_cast<std::size_t>(grid.count()) + 1, 0), std::vector<std::int32_t>(n)};
-  for (std::size_t i = 0; i < n; ++i) {
+  for (std::size_t i = 0; i < n; ++i)
     if (!finite(system.position[i])) throw_non_finite("build_neighbour_list", i);
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (std::size_t i = 0; i < n; ++i) {
     bins.wrapped[i] = wrap(system.position[i], system.box);
     bins.cell[i] = grid.index(bins.wrapped[i]);
-    ++bins.start[static_cast<std::size_t>(bins.cell[i]) + 1];
   }
+  for (std::size_t i = 0; i < n; ++i) ++bins.start[static_cast<std::size_t>(bins.cell[i]) + 1];
   std::partial_sum(bins.start.begin(), bins.start.end(), bins.start.begin());
   std::vector<std::size_t> fill(bins.start.begin(), bins.start.end() - 1);
   for (std::size_t i = 0; i < n; ++i) bins.atoms[fill[static_cast<std::size_t>(bins.cell[i])]++] = static_cast<std::int32_t>(i);
@@ -187,7 +204,8 @@ void wrap_and_sort_by_cell(System& system, double reach) {
   system.velocity = std::move(velocity);
 }
 
-NeighbourList build_neighbour_list(const System& system, double reach, ListKind kind, int threads) {
+NeighbourList build_neighbour_list(const System& system, double reach, ListKind kind, int threads,
+                                   NeighbourScratch* scratch) {
   if (!(reach > 0) || reach > 0.5 * system.box)
     throw std::invalid_argument("build_neighbour_list: need 0 < reach <= box / 2");
   const std::size_t n = system.size();
@@ -197,18 +215,21 @@ NeighbourList build_neighbour_list(const System& system, double reach, ListKind 
   // With fewer than 3 cells a side, the 27-cell stencil names some cells twice: visit each once.
   const bool dedupe = per_side < 3;
 
-  const CellBins bins = bin_atoms(system, grid);
+  const CellBins bins = bin_atoms(system, grid, threads);
   const std::vector<Vec3>& wrapped = bins.wrapped;
   const std::vector<int>& cell = bins.cell;
   const std::vector<std::size_t>& cell_start = bins.start;
   const std::vector<std::int32_t>& cell_atoms = bins.atoms;
 
-  NeighbourList list;
+  NeighbourScratch fresh;
+  NeighbourScratch& reuse = scratch ? *scratch : fresh;
+  NeighbourList list = std::move(reuse.recycled);
   list.kind = kind;
   list.reach = reach;
   list.offsets.assign(n + 1, 0);
   list.image_from.assign(n, 0);  // the number of plain pairs per row for now; made indices in gather_rows
-  std::vector<std::vector<std::int32_t>> rows_of_thread(static_cast<std::size_t>(threads));
+  std::vector<std::vector<std::int32_t>>& rows_of_thread = reuse.rows_of_thread;
+  rows_of_thread.resize(static_cast<std::size_t>(threads));
   std::vector<std::size_t> first_atom(static_cast<std::size_t>(threads) + 1, n);
 
   // Half list with 3+ cells a side: the own cell (partners j > i only) and the 13 cells of a "forward"
@@ -224,53 +245,99 @@ NeighbourList build_neighbour_list(const System& system, double reach, ListKind 
     const std::size_t begin = n * t / team, end = n * (t + 1) / team;
     first_atom[t] = begin;
     auto& rows = rows_of_thread[t];
-    rows.resize(std::max<std::size_t>(1024, (end - begin) * (kind == ListKind::full ? 80 : 40)));
+    // Room for a typical row count (kept from the last build if larger); a row that does not fit grows it.
+    rows.resize(std::max({rows.size(), std::size_t{1024}, (end - begin) * (kind == ListKind::full ? 80 : 40)}));
     std::size_t used = 0;
-    std::array<int, 27> stencil{};
-    for (std::size_t i = begin; i < end; ++i) {
-      const Vec3 pi = wrapped[i];
-      const int cx = grid.coordinate(pi.x), cy = grid.coordinate(pi.y), cz = grid.coordinate(pi.z);
-      // The stencil's cells inside the box first, then those reached across it (through a periodic
-      // image): the pairs of the first kind need no minimum image in the force loop (NeighbourList::image_from).
-      int cells = 0, inside = 0;
-      std::size_t candidates = 0;
+    // [candidates]
+    // The candidates of the cell the thread's atoms are in: the stencil's atoms, copied once per cell
+    // (the atoms are sorted by cell, so consecutive atoms share it), each position moved by ±box where its
+    // cell was reached across the box: a plain difference is then the pair's separation, as with LAMMPS'
+    // ghost atoms. Those from inside the box come first (the first `inside` of them).
+    std::vector<double> cx, cy, cz;
+    std::vector<std::int32_t> cj;
+    std::vector<unsigned char> keep;
+    int candidates_of = -1;
+    std::size_t inside = 0, own_first = 0, own_last = 0;
+    const auto gather_candidates = [&](int home) {
+      cx.clear(), cy.clear(), cz.clear(), cj.clear();
+      const int hx = home % per_side, hy = home / per_side % per_side, hz = home / (per_side * per_side);
+      std::array<int, 27> stencil{};
+      std::array<Vec3, 27> shift{};
+      int cells = 0, inside_cells = 0;
       for (const bool across : {false, true})
         for (const auto& d : offsets) {
-          const int ux = cx + d[0], uy = cy + d[1], uz = cz + d[2];
+          const int ux = hx + d[0], uy = hy + d[1], uz = hz + d[2];
           if (across != (ux < 0 || ux >= per_side || uy < 0 || uy >= per_side || uz < 0 || uz >= per_side)) continue;
           const int x = (ux + per_side) % per_side, y = (uy + per_side) % per_side, z = (uz + per_side) % per_side;
+          const auto side_shift = [&](int u) { return u < 0 ? -box : u >= per_side ? box : 0.0; };
+          shift[static_cast<std::size_t>(cells)] = {side_shift(ux), side_shift(uy), side_shift(uz)};
           stencil[static_cast<std::size_t>(cells++)] = (z * per_side + y) * per_side + x;
-          inside += !across;
+          inside_cells += !across;
         }
       if (dedupe) {  // fewer than 3 cells a side: one cell may be reached both ways; all take the minimum image
         std::sort(stencil.begin(), stencil.begin() + cells);
         cells = static_cast<int>(std::unique(stencil.begin(), stencil.begin() + cells) - stencil.begin());
-        inside = 0;
+        inside_cells = 0;
+        shift.fill(Vec3{});
       }
       for (int c = 0; c < cells; ++c) {
+        if (c == inside_cells) inside = cj.size();
         const auto cs = static_cast<std::size_t>(stencil[static_cast<std::size_t>(c)]);
-        candidates += cell_start[cs + 1] - cell_start[cs];
-      }
-      if (used + candidates > rows.size()) rows.resize(2 * (used + candidates));
-      const std::size_t row_begin = used;
-      std::int32_t* out = rows.data();
-      for (int c = 0; c < cells; ++c) {
-        if (c == inside) list.image_from[i] = used - row_begin;  // the number of plain pairs, for now
-        const auto cs = static_cast<std::size_t>(stencil[static_cast<std::size_t>(c)]);
-        const bool own_cell = cs == static_cast<std::size_t>(cell[i]);
+        if (cs == static_cast<std::size_t>(home)) own_first = cj.size();
+        const Vec3 move = shift[static_cast<std::size_t>(c)];
         for (std::size_t k = cell_start[cs]; k < cell_start[cs + 1]; ++k) {
           const std::int32_t j = cell_atoms[k];
-          const auto jj = static_cast<std::size_t>(j);
-          const bool wanted = half_stencil ? (!own_cell || jj > i) : (jj != i && keeps(kind, static_cast<std::int64_t>(i), j));
-          const Vec3 pj = wrapped[jj];
-          const double dx = minimum_image(pi.x - pj.x, box, half_box), dy = minimum_image(pi.y - pj.y, box, half_box),
-                       dz = minimum_image(pi.z - pj.z, box, half_box);
-          // Write always, keep conditionally: no hard-to-predict branch in the hottest loop of the build.
-          out[used] = j;
-          used += static_cast<std::size_t>(wanted && dx * dx + dy * dy + dz * dz < reach2);
+          const Vec3 pj = wrapped[static_cast<std::size_t>(j)];
+          cx.push_back(pj.x + move.x), cy.push_back(pj.y + move.y), cz.push_back(pj.z + move.z), cj.push_back(j);
         }
+        if (cs == static_cast<std::size_t>(home)) own_last = cj.size();
       }
-      if (inside == cells) list.image_from[i] = used - row_begin;
+      if (inside_cells == cells) inside = cj.size();
+      keep.resize(cj.size());
+      candidates_of = home;
+    };
+    // [candidates]
+    for (std::size_t i = begin; i < end; ++i) {
+      if (cell[i] != candidates_of) gather_candidates(cell[i]);
+      const Vec3 pi = wrapped[i];
+      const std::size_t count = cj.size();
+      const auto self = static_cast<std::int32_t>(i);
+      // Plain pointers: through the vectors' own, the compiler must assume a byte store to `keep` may
+      // change them, and would reload them at every candidate instead of vectorizing.
+      const double* __restrict px = cx.data();
+      const double* __restrict py = cy.data();
+      const double* __restrict pz = cz.data();
+      const std::int32_t* __restrict pj = cj.data();
+      unsigned char* __restrict kept = keep.data();
+      // One vector pass decides each candidate (in reach, and this row's to keep), then a scalar pass packs
+      // the kept ones: "write always, advance if kept", no hard-to-predict branch.
+      if (dedupe) {
+#pragma omp simd
+        for (std::size_t k = 0; k < count; ++k) {
+          const double dx = minimum_image(pi.x - px[k], box, half_box), dy = minimum_image(pi.y - py[k], box, half_box),
+                       dz = minimum_image(pi.z - pz[k], box, half_box);
+          kept[k] = static_cast<unsigned char>((dx * dx + dy * dy + dz * dz < reach2) & (pj[k] != self) & keeps(kind, self, pj[k]));
+        }
+      } else {
+        mark_in_reach(px, py, pz, count, pi, reach2, kept);
+        // In the own cell: a full row takes everyone but i, a half row only the partners j > i.
+        for (std::size_t k = own_first; k < own_last; ++k)
+          kept[k] &= static_cast<unsigned char>(half_stencil ? pj[k] > self : pj[k] != self);
+      }
+      if (used + count > rows.size()) rows.resize(2 * (used + count));
+      const std::size_t row_begin = used;
+      std::int32_t* __restrict out = rows.data();
+      const auto pack = [&](std::size_t from, std::size_t to) {
+        std::size_t at = used;
+        for (std::size_t k = from; k < to; ++k) {
+          out[at] = pj[k];
+          at += kept[k];
+        }
+        used = at;
+      };
+      pack(0, inside);
+      list.image_from[i] = used - row_begin;  // the number of plain pairs, for now
+      pack(inside, count);
       list.offsets[i + 1] = used - row_begin;  // the row length for now; prefix-summed below
     }
     rows.resize(used);

@@ -67,7 +67,15 @@ void wrap_and_sort_by_cell(System& system, double reach);
 /// half list the own cell and 13 of them: O(N) instead of O(N²)), using `threads` OpenMP threads.
 /// Needs reach ≤ box / 2, so that a pair within reach has one image only, and finite positions
 /// (std::invalid_argument otherwise).
-NeighbourList build_neighbour_list(const System& system, double reach, ListKind kind, int threads);
+/// What one build leaves for the next to reuse: each thread's row buffer and the last list's arrays.
+/// Without it every rebuild asks the operating system for fresh pages (tens of MB for a full list) and
+/// pays a page fault for each 4 KiB of them, a fair share of the build's time.
+struct NeighbourScratch {
+  std::vector<std::vector<std::int32_t>> rows_of_thread;
+  NeighbourList recycled;  ///< a list no longer needed: the build takes over its arrays
+};
+NeighbourList build_neighbour_list(const System& system, double reach, ListKind kind, int threads,
+                                   NeighbourScratch* scratch = nullptr);
 
 /// A list of the same pairs found by checking every pair: O(N²), the reference for the tests. (Which of
 /// the two rows a half-list pair sits in may differ from build_neighbour_list's choice.)

@@ -41,7 +41,10 @@ void record_row(course::RowTable& table, const Config& config, std::size_t atoms
   if (config.steps > 0) {
     const double ns_per_atom_step = m.loop.seconds * 1e9 / (static_cast<double>(atoms) * m.loop.steps);
     row.fixed({"steps/s", "loop_steps_per_s"}, m.loop.steps_per_second(), 1)
-        .fixed({"ns/atom-step", "ns_per_atom_step"}, ns_per_atom_step, 1);
+        .fixed({"ns/atom-step", "ns_per_atom_step"}, ns_per_atom_step, 1)
+        .json("loop_force_s", m.loop.force_seconds)
+        .json("loop_neighbour_s", m.loop.neighbour_seconds)
+        .json("loop_seconds", m.loop.seconds);
   }
   cell(row, {"max_rel_err", "max_rel_error"}, exponent(f.max_error), f.max_error);
   // The idle analysis last: its model and triangle columns exist only for the variants they describe, and

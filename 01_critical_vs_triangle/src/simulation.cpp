@@ -118,8 +118,9 @@ System make_system(const Config& config) {
   return system;
 }
 
-NeighbourList build_list(const System& system, const Config& config, ListKind kind, int threads) {
-  NeighbourList list = build_neighbour_list(system, config.cutoff + config.skin, kind, threads);
+NeighbourList build_list(const System& system, const Config& config, ListKind kind, int threads,
+                         NeighbourScratch* scratch) {
+  NeighbourList list = build_neighbour_list(system, config.cutoff + config.skin, kind, threads, scratch);
   if (config.minimum_image_every_pair) list.image_from.clear();
   return list;
 }
@@ -132,7 +133,8 @@ LoopResult run_md(System& system, const Config& config, const Variant& strategy,
   const double atoms = static_cast<double>(system.size());
   force.assign(system.size(), Vec3{});
   wrap_and_sort_by_cell(system, reach);
-  NeighbourList list = build_list(system, config, strategy.list, threads);
+  NeighbourScratch scratch;  // each rebuild reuses the last one's memory
+  NeighbourList list = build_list(system, config, strategy.list, threads, &scratch);
   std::vector<Vec3> at_build = system.position;  // the stale-list check measures motion from here
   int built_at = 0;
   const auto compute_forces = [&] {
@@ -150,7 +152,7 @@ LoopResult run_md(System& system, const Config& config, const Variant& strategy,
   Vec3* x = system.position.data();
   Vec3* v = system.velocity.data();
   const auto started = std::chrono::steady_clock::now();
-  std::chrono::steady_clock::duration checking{};
+  std::chrono::steady_clock::duration checking{}, neighbour{}, pair{};
   for (int step = 1; step <= steps; ++step) {
     const Vec3* f = force.data();
 #pragma omp parallel for num_threads(threads) schedule(static)
@@ -159,15 +161,20 @@ LoopResult run_md(System& system, const Config& config, const Variant& strategy,
       x[i].x += dt * v[i].x, x[i].y += dt * v[i].y, x[i].z += dt * v[i].z;
     }
     if (step % config.rebuild_every == 0) {
+      const auto rebuild = std::chrono::steady_clock::now();
       wrap_and_sort_by_cell(system, reach);  // reorders x and v; f is recomputed just below
       x = system.position.data();
       v = system.velocity.data();
-      list = build_list(system, config, strategy.list, threads);
+      scratch.recycled = std::move(list);
+      list = build_list(system, config, strategy.list, threads, &scratch);
+      neighbour += std::chrono::steady_clock::now() - rebuild;
       at_build = system.position;
       built_at = step;
       ++result.rebuilds;
     }
+    const auto forces = std::chrono::steady_clock::now();
     compute_forces();
+    pair += std::chrono::steady_clock::now() - forces;
 #pragma omp parallel for num_threads(threads) schedule(static)
     for (std::ptrdiff_t i = 0; i < n; ++i)  // second half kick with the new forces
       v[i].x += half_dt * f[i].x, v[i].y += half_dt * f[i].y, v[i].z += half_dt * f[i].z;
@@ -180,6 +187,8 @@ LoopResult run_md(System& system, const Config& config, const Variant& strategy,
     }
   }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started - checking).count();
+  result.force_seconds = std::chrono::duration<double>(pair).count();
+  result.neighbour_seconds = std::chrono::duration<double>(neighbour).count();
   if (steps > 0) {
     result.end_energy = (pair_sums(system, list, config.cutoff, threads).potential + kinetic_energy(system)) / atoms;
     check_energy_drift(result.start_energy, result.end_energy, (std::abs(start.potential) + kinetic) / atoms, steps, dt);

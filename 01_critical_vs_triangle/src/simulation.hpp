@@ -41,7 +41,8 @@ struct Config {
 
 /// build_neighbour_list as the configuration asks: without the rows' split (NeighbourList::image_from)
 /// when config.minimum_image_every_pair is set.
-NeighbourList build_list(const System& system, const Config& config, ListKind kind, int threads);
+NeighbourList build_list(const System& system, const Config& config, ListKind kind, int threads,
+                         NeighbourScratch* scratch = nullptr);
 
 /// Side of the cubic box the configuration asks for (the data file's box, when it starts from one).
 double box_side(const Config& config);
@@ -69,6 +70,10 @@ System make_system(const Config& config);
 /// What a timed MD loop reports.
 struct LoopResult {
   double seconds = 0;   ///< wall time of the `steps` steps (setup excluded, as in LAMMPS' "Loop time")
+  /// Where `seconds` went, as LAMMPS' timing breakdown splits it: the force evaluations ("Pair"), the
+  /// rebuilds (wrap, sort by cell, list: "Neigh"), and the rest (the integrator, copies: "Modify" + "Other").
+  double force_seconds = 0;
+  double neighbour_seconds = 0;
   int steps = 0;
   int rebuilds = 0;
   double start_energy = 0;  ///< total energy per atom at step 0

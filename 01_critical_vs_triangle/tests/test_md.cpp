@@ -209,6 +209,28 @@ TEST_CASE("every strategy outside the exercises matches the serial forces to 1e-
   }
 }
 
+TEST_CASE("full_list_vectorized gives every atom the serial force: awkward atom counts, split rows or not") {
+  // Its two loops (plain pairs, then the image tail) and its lanes' remainders: atom counts and rows of
+  // every length, lists with the split (image_from) and without (every pair takes the minimum image).
+  const md::Variant& vectorized = *md::find_variant("full_list_vectorized");
+  const std::uint64_t seed = md_test::course_seed();
+  for (const std::size_t atoms : md_test::awkward_atom_counts(seed)) {
+    md_test::ForceCase c = md_test::force_case(atoms, seed + atoms);
+    for (const bool split : {true, false}) {
+      if (!split) c.full.image_from.clear();
+      for (const int threads : {1, 2, 3, 7}) {
+        CAPTURE(atoms);
+        CAPTURE(split);
+        CAPTURE(threads);
+        md::ForceWorkspace ws;
+        auto force = md_test::poisoned(atoms);
+        vectorized.compute(c.input(md::ListKind::full), force, ws, threads);
+        CHECK(c.error(force) <= 1e-10);
+      }
+    }
+  }
+}
+
 namespace {
 
 /// The serial forces for every atom but the last, whose entry it never writes: the shape of a dropped tail.
