@@ -3,12 +3,16 @@
 tables(results) and values(results) are pure Python (json only); plots(results, out_dir) needs matplotlib.
 results: gpu slug -> the program's results JSON (results/<slug>/02_bandwidth.json).
 """
+import json
 import pathlib
 
 NO_RESULTS = "No results are committed yet: run `bash 02_bandwidth/bench.sh <build> <results dir>` on a GPU machine."
 NOT_YET = ("Not in the committed results yet: this table is generated from a run of the program that measures it "
            "(`bash 02_bandwidth/bench.sh <build> <results dir>` on a GPU machine, then commit the results file).")
-BLOCKS = ("k80_vs_today", "book_size", "fits", "timing_methods", "copy_return", "d2d_duel", "p2p", "plots")
+BLOCKS = ("k80_vs_today", "book_size", "fits", "timing_methods", "copy_return", "d2d_duel", "p2p", "latency", "plots")
+# memory_latency's results sit beside the program's: results/<slug>/02_bandwidth_latency.json (bench.sh writes both).
+RESULTS = pathlib.Path(__file__).resolve().parent.parent / "results"
+LATENCY_FILE = "02_bandwidth_latency.json"
 KIND_ORDER = ("pageable", "pinned", "write-combined", "registered", "device")
 
 
@@ -178,6 +182,51 @@ def _p2p(results):
     return NO_RESULTS
 
 
+def load_latency(slug):
+    """memory_latency's results on one GPU (ns per dependent load per footprint), or None where not run."""
+    path = RESULTS / slug / LATENCY_FILE
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def _served_by(row, l2_bytes):
+    """Where a footprint's loads are served: far inside the L2, far beyond it, or in between."""
+    x = row["bytes"] / l2_bytes
+    return "L2" if x <= 0.5 else "DRAM" if x >= 4 else "L2 and DRAM"
+
+
+def _dram_row(lat):
+    """The smallest footprint at least 4 x the L2: nearly every line a DRAM access, with the least TLB reach
+    needed (larger footprints add TLB misses to the latency)."""
+    l2 = lat["device"]["l2_bytes"]
+    return min((r for r in lat["rows"] if r["bytes"] >= 4 * l2), key=lambda r: r["bytes"])
+
+
+def _l2_row(lat):
+    """The largest footprint at most half the L2."""
+    l2 = lat["device"]["l2_bytes"]
+    return max((r for r in lat["rows"] if r["bytes"] <= l2 / 2), key=lambda r: r["bytes"])
+
+
+def _latency(results):
+    lines = []
+    for slug in sorted(results):
+        lat = load_latency(slug)
+        if not lat:
+            continue
+        cfg, l2 = lat["config"], lat["device"]["l2_bytes"]
+        lines.append(f"**{lat['device']['name']}** (L2 {_size(l2)}), `memory_latency`: one thread, "
+                     f"{cfg['loads']:,} dependent loads per timed run through a random cycle of "
+                     f"{cfg['line_bytes']}-byte lines, each run going on from where the last stopped; median "
+                     f"(min-max) of {cfg['reps']} runs after {cfg['warmup']} warm-up.\n")
+        lines.append("| footprint | x L2 | served from | ns per load |")
+        lines.append("|---:|---:|---|---:|")
+        for r in sorted(lat["rows"], key=lambda r: r["bytes"]):
+            lines.append(f"| {r['footprint']} | {r['x_l2']:.2f} | {_served_by(r, l2)} | {r['ns_per_load']:.1f} "
+                         f"({r['ns_min']:.1f}-{r['ns_max']:.1f}) |")
+        lines.append("")
+    return "\n".join(lines).rstrip("\n") if lines else NOT_YET
+
+
 def _plot_names(results):
     names = []
     for slug in sorted(results):
@@ -205,7 +254,8 @@ def tables(results):
         return {name: NO_RESULTS for name in BLOCKS}
     return {"k80_vs_today": _k80_vs_today(results), "book_size": _book_size(results), "fits": _fits(results),
             "timing_methods": _timing_methods(results), "copy_return": _copy_return(results),
-            "d2d_duel": _d2d_duel(results), "p2p": _p2p(results), "plots": _plots_block(results)}
+            "d2d_duel": _d2d_duel(results), "p2p": _p2p(results), "latency": _latency(results),
+            "plots": _plots_block(results)}
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -214,8 +264,6 @@ def tables(results):
 # (the prose names it). A value the committed results cannot give reads "(not measured)".
 
 MISSING = "(not measured)"
-# Not measured in this course: an assumed DRAM load latency range for Little's law (see the lesson).
-ASSUMED_LATENCY_NS = (600, 800)
 # PCIe gen 3 x16, one way, in theory: 8 GT/s per lane, 128b/130b coding, 16 lanes (the K80's link).
 PCIE_GEN3_X16_GBS = 8 * 16 * 128 / 130 / 8
 LEGACY_MB = 1.024e6  # the old bandwidthTest's "MB" (model.hpp)
@@ -274,6 +322,11 @@ def _fit_departures(doc, copy="d2d_memcpy", memory="device", threshold=0.10):
     return [n for n, _ in above], max(e for _, e in above), (after[0] if after else None)
 
 
+def _dram_ns(doc):
+    """The measured latency of a DRAM load on this results file's GPU (memory_latency, same slug)."""
+    return _dram_row(load_latency(doc["_slug"]))["ns_per_load"]
+
+
 def _gpu_values(doc):
     """name (without the slug) -> a function of the results document giving the text."""
     dev = doc.get("device", {})
@@ -308,8 +361,13 @@ def _gpu_values(doc):
         "resident_tiles": lambda: str(8 * dev["sm_count"]),
         "resident_window_mib": lambda: f"{8 * dev['sm_count'] * 4096 / 2**20:.1f}",
         "ceiling_tbs": lambda: f"{ceiling / 1e3:.2f}",
-        "littles_mb_low": lambda: f"{ceiling * 1e9 * ASSUMED_LATENCY_NS[0] * 1e-9 / 1e6:.1f}",
-        "littles_mb_high": lambda: f"{ceiling * 1e9 * ASSUMED_LATENCY_NS[1] * 1e-9 / 1e6:.1f}",
+        "latency.l2_ns": lambda: f"{_l2_row(load_latency(doc['_slug']))['ns_per_load']:.0f}",
+        "latency.dram_ns": lambda: f"{_dram_ns(doc):.0f}",
+        "latency.dram_footprint": lambda: _dram_row(load_latency(doc["_slug"]))["footprint"],
+        "latency.largest_ns": lambda: f"{max(load_latency(doc['_slug'])['rows'], key=lambda r: r['bytes'])['ns_per_load']:.0f}",
+        "latency.largest_footprint": lambda: max(load_latency(doc["_slug"])["rows"], key=lambda r: r["bytes"])["footprint"],
+        # Little's law at the copy ceiling with the measured (unloaded) DRAM latency: bytes in flight, MB.
+        "littles_mb": lambda: f"{ceiling * 1e9 * _dram_ns(doc) * 1e-9 / 1e6:.2f}",
         "pcie_gbs": lambda: f"{_extra(doc)['pcie']['theoretical_gbs']:.0f}",
         "pinned_h2d_pct_of_link": lambda: f"{100 * _book(doc, 'h2d', 'pinned')['gbs'] / _extra(doc)['pcie']['theoretical_gbs']:.0f}%",
         "x_k80.h2d": lambda: f"{_book(doc, 'h2d', 'pinned')['legacy_mbs'] / _book(doc, 'h2d', 'pinned')['k80_legacy_mbs']:.1f}×",
@@ -383,9 +441,8 @@ def _answer_key_values(doc):
         "ceiling_gbs": lambda: f"{ceiling:.0f}" if ceiling else MISSING,
         "l2_bytes": lambda: f"{dev['l2_bytes']:,}",
         "async_engines": lambda: str(dev["async_engine_count"]),
-        # Little's law per SM at the copy ceiling, for the assumed latency range (the lesson's).
-        "littles_kb_per_sm_low": lambda: f"{ceiling * ASSUMED_LATENCY_NS[0] / dev['sm_count'] / 1e3:.0f}",
-        "littles_kb_per_sm_high": lambda: f"{ceiling * ASSUMED_LATENCY_NS[1] / dev['sm_count'] / 1e3:.0f}",
+        # Little's law per SM at the copy ceiling, with the measured DRAM latency (the lesson's).
+        "littles_kb_per_sm": lambda: f"{ceiling * _dram_ns(doc) / dev['sm_count'] / 1e3:.1f}",
         "p2p_size": lambda: _size(_extra(doc)["p2p"]["bytes"]),
     }
     for copy in ("h2d", "d2h"):
@@ -479,7 +536,8 @@ def _verdict(ratios):
 def values(results):
     out = {}
     for slug in sorted(results):
-        for name, get in _gpu_values(results[slug]).items():
+        doc = dict(results[slug], _slug=slug)  # the slug finds the GPU's other results files
+        for name, get in _gpu_values(doc).items():
             try:
                 out[f"{slug}.{name}"] = get()
             except (KeyError, IndexError, TypeError, ValueError, ZeroDivisionError):
