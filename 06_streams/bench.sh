@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Chapter 06 benchmark: every scenario at the default size (256 MiB each way), timelines included.
 #   bash 06_streams/bench.sh <build_dir> <results_dir>   ->  <results_dir>/06_streams.json (+ 06_streams.trace.json)
+# Then the pipeline sweep at small sizes (64 KiB and 1 MiB each way) -> <results_dir>/06_streams_small.json.
 # Budget: about 1 minute on an H100 (2 minutes at most); one GPU is enough.
 set -euo pipefail
 build_dir=${1:?usage: bench.sh <build_dir> <results_dir>}
@@ -27,4 +28,32 @@ if b:
 for key, v in (f or {}).items():
     print(f"false dependency ({key}: {v['connections']} connections, {v['streams']} streams): depth-first / "
           f"breadth-first = {v['depth_over_breadth']:.2f}x")
+PY
+
+# The pipeline at small sizes: one run of the program per size, gathered into one file ("runs": size -> its
+# results JSON, timelines dropped), written atomically.
+small=$(mktemp -d)
+trap 'rm -rf "$small"' EXIT
+for size in 64KiB 1MiB; do
+  timeout 60 "$program" --variants pipeline --reps 10 --warmup 2 --size "$size" --json "$small/$size.json" > /dev/null
+done
+python3 - "$results_dir/06_streams_small.json" "$small" <<'PY'
+import json, os, sys
+out, folder = sys.argv[1:3]
+runs = {}
+for size in ("64KiB", "1MiB"):
+    doc = json.load(open(os.path.join(folder, size + ".json")))
+    doc["extra"].pop("timelines", None)
+    runs[size] = doc
+first = runs["64KiB"]
+merged = {key: first[key] for key in ("schema", "device", "date", "driver", "toolkit", "commit")}
+merged |= {"chapter": "06_streams_small", "what": "the pipeline sweep of `streams --variants pipeline` at small sizes "
+           "(--size 64KiB and 1MiB), one results file of the program per size", "runs": runs}
+with open(out + ".tmp", "w") as f:
+    json.dump(merged, f, indent=2)
+    f.write("\n")
+os.replace(out + ".tmp", out)
+for size, doc in runs.items():
+    best = max(doc["extra"]["sweep"], key=lambda p: p["speedup"])
+    print(f"pipeline at {size}: best N={best['chunks']}, {best['speedup']:.2f}x over the unstreamed pass")
 PY

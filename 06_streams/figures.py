@@ -5,7 +5,11 @@ import json
 import math
 import pathlib
 
-BLOCKS = ("streams_summary", "streams_scenarios", "streams_sweep", "streams_timelines")
+BLOCKS = ("streams_summary", "streams_scenarios", "streams_sweep", "streams_small", "streams_timelines")
+# The pipeline sweep at small sizes: one results file of the program per --size, gathered in
+# results/<gpu>/06_streams_small.json ("runs": size -> the program's results JSON).
+RESULTS = pathlib.Path(__file__).resolve().parent.parent / "results"
+SMALL_FILE = "06_streams_small.json"
 NO_RESULTS = "No results are committed yet: run `bash 06_streams/bench.sh build results/<gpu>` on a GPU."
 MISSING = "(not measured)"
 # PCIe per lane and direction, in theory: GT/s by generation, and the line code's payload share. Not a
@@ -81,6 +85,63 @@ def _sweep(results):
         parts.append("")
         parts.append(f"\\image html 06_streams_sweep_{slug}.png\n")
     return "\n".join(parts).rstrip() or NO_RESULTS
+
+
+def load_small(slug):
+    """The small-size pipeline sweeps of one GPU: {size label: results JSON}, or {} where not run."""
+    path = RESULTS / slug / SMALL_FILE
+    return json.loads(path.read_text())["runs"] if path.exists() else {}
+
+
+def _by_size(runs):
+    return sorted(runs.items(), key=lambda kv: kv[1]["config"]["size_bytes"])
+
+
+def _small(results):
+    parts = []
+    for slug in sorted(results):
+        runs = load_small(slug)
+        if not runs:
+            continue
+        parts.append(f"**{_device(results[slug])}**: the same pipeline, `--size` "
+                     + " and ".join(f"`{tag}`" for tag, _ in _by_size(runs))
+                     + " per direction (`streams --variants pipeline --size 64KiB`; the kernel calibrated at each size the "
+                     "same way as above).\n")
+        sizes = _by_size(runs)
+        parts.append("| N | " + " | ".join(f"{tag}: measured ms | speedup | model speedup" for tag, _ in sizes) + " |")
+        parts.append("|---:|" + "---:|---:|---:|" * len(sizes))
+        sweeps = [{p["chunks"]: p for p in doc["extra"]["sweep"]} for _, doc in sizes]
+        for n in sorted(set().union(*sweeps)):
+            cells = []
+            for sweep in sweeps:
+                p = sweep.get(n)
+                cells.append("- | - | -" if p is None else f"{_fmt(p['measured_ms'], 'ms')} | "
+                             f"{_fmt(p['speedup'], 'ratio')} | {_fmt(p['model_speedup'], 'ratio')}")
+            parts.append(f"| {n} | " + " | ".join(cells) + " |")
+        parts.append("")
+    return "\n".join(parts).rstrip() or NO_RESULTS
+
+
+def _small_values(slug):
+    """small_copies.<size>.<what>: the unchunked time, the best N and its speedup, the model's, and where the
+    speedup falls below 1 (splitting costs more than it overlaps)."""
+    out = {}
+    for tag, doc in _by_size(load_small(slug)):
+        sweep = sorted(doc["extra"]["sweep"], key=lambda p: p["chunks"])
+        best = max(sweep, key=lambda p: p["speedup"])
+        model_best = max(sweep, key=lambda p: p["model_speedup"])
+        # The smallest N from which every split is slower than the unstreamed pass.
+        losing = [p["chunks"] for i, p in enumerate(sweep) if p["chunks"] > 1 and all(q["speedup"] < 1 for q in sweep[i:])]
+        cal = doc["extra"]["calibration"]
+        out |= {f"small_copies.{tag}.serial_us": f"{doc['extra']['serial_ms'] * 1e3:.0f}",
+                f"small_copies.{tag}.h2d_us": f"{cal['h2d_ms'] * 1e3:.1f}",
+                f"small_copies.{tag}.best_n": str(best["chunks"]),
+                f"small_copies.{tag}.best_speedup": f"{best['speedup']:.2f}×",
+                f"small_copies.{tag}.model_best_speedup": f"{model_best['model_speedup']:.2f}×",
+                f"small_copies.{tag}.first_losing_n": str(min(losing)) if losing else "none",
+                f"small_copies.{tag}.largest_n": str(sweep[-1]["chunks"]),
+                f"small_copies.{tag}.largest_speedup": f"{sweep[-1]['speedup']:.2f}×"}
+    return out
 
 
 def _timeline_figures(doc, slug):
@@ -315,6 +376,7 @@ def values(results: dict[str, dict]) -> dict[str, str]:
                 out[f"{slug}.{name}"] = get()
             except (IndexError, KeyError, StopIteration, TypeError, ValueError, ZeroDivisionError):
                 out[f"{slug}.{name}"] = MISSING
+        out |= {f"{slug}.{name}": text for name, text in _small_values(slug).items()}
     return out
 
 
@@ -322,7 +384,8 @@ def tables(results: dict[str, dict]) -> dict[str, str]:
     if not results:
         return {name: NO_RESULTS for name in BLOCKS}
     return {"streams_summary": _summary(results), "streams_scenarios": _scenarios(results),
-            "streams_sweep": _sweep(results), "streams_timelines": _timelines(results)}
+            "streams_sweep": _sweep(results), "streams_small": _small(results),
+            "streams_timelines": _timelines(results)}
 
 
 # What a bar of each figure spans. Event pairs bracket an operation from when its stream reaches it, so a bar
