@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pathlib
 
-BLOCKS = ("cvt_sweep", "cvt_idle", "cvt_sizes", "cvt_loop", "cvt_lammps", "cvt_images", "cvt_plots")
+BLOCKS = ("cvt_sweep", "cvt_idle", "cvt_sizes", "cvt_loop", "cvt_lammps", "cvt_breakdown", "cvt_images", "cvt_plots")
 NO_RESULTS = "No results are committed yet: run `bash 01_critical_vs_triangle/bench.sh build results/<machine>`."
-STRATEGIES = ("critical", "triangle", "atomic", "thread_arrays", "full_list")
+STRATEGIES = ("critical", "triangle", "atomic", "thread_arrays", "full_list", "full_list_vectorized")
 # Quoted, not measured: the 2012 study's force-part speedups at 11 threads on its 16-core SMP server, over its
 # own serial code, as our source summarises it (which of its system sizes they belong to, it does not say).
 STUDY_11_THREADS = {"critical": 5.17, "triangle": 5.61}
@@ -132,7 +132,7 @@ def _idle(results):
     return "\n".join(parts).rstrip()
 
 
-SIZE_STRATEGIES = ("critical", "triangle", "thread_arrays", "full_list")
+SIZE_STRATEGIES = ("critical", "triangle", "thread_arrays", "full_list", "full_list_vectorized")
 
 
 def _own_speedup(rows, strategy, threads):
@@ -234,6 +234,40 @@ def _lammps(results):
     return "\n".join(parts).rstrip()
 
 
+BREAKDOWN_TEAMS = (1, 2, 4, 8, 16)
+
+
+def _breakdown(results):
+    """Where one step's time goes, this program's fastest strategy beside LAMMPS, per team size: from the
+    same rounds as the LAMMPS table (medians), in ms per step."""
+    parts = []
+    for slug in _lammps_slugs(results):
+        doc = results[slug]
+        rows = [r for r in _lammps_rows(doc) if r.get("ours_sections_s")]
+        if not rows:
+            continue
+        largest = max(r["threads"] for r in rows)
+        note = f", {MACHINE_NOTES[slug]}" if slug in MACHINE_NOTES else ""
+        parts.append(f"**{_cpu(doc)}**{note}: ms per step, medians over the rounds of the LAMMPS table. This "
+                     "program: its fastest strategy's force evaluations, its rebuilds (wrap, sort by cell, list) "
+                     "and the rest (the integrator); LAMMPS: its own log's sections.\n")
+        parts.append("| threads | this program's fastest | forces | rebuilds | rest | LAMMPS Pair | Neigh | Comm | "
+                     "Modify + Other |")
+        parts.append("|---:|---|---:|---:|---:|---:|---:|---:|---:|")
+        for r in rows:
+            if r["threads"] not in BREAKDOWN_TEAMS and r["threads"] != largest:
+                continue
+            ms = 1e3 / r["steps"]
+            o, lam = r["ours_sections_s"], r.get("lammps_sections_s") or {}
+            rest = lam.get("Modify", 0.0) + lam.get("Other", 0.0) + lam.get("Output", 0.0)
+            parts.append(f"| {r['threads']} | {r['ours_strategy']} | {o['Pair'] * ms:.2f} | {o['Neigh'] * ms:.2f} | "
+                         f"{o['Other'] * ms:.2f} | {lam.get('Pair', 0) * ms:.2f} | {lam.get('Neigh', 0) * ms:.2f} | "
+                         f"{lam.get('Comm', 0) * ms:.2f} | {rest * ms:.2f} |")
+        parts.append("")
+    return "\n".join(parts).rstrip() or ("Not in the committed results yet: bench.sh records both breakdowns "
+                                          "beside LAMMPS; run it and commit the results file.")
+
+
 def _image_rows(doc):
     """bench.sh's minimum-image step, timed both ways: {(mode, threads): row}."""
     step = doc.get("extra", {}).get("minimum_image_step") or {}
@@ -318,6 +352,19 @@ def _lammps_values(doc):
         fastest.setdefault(r["ours_strategy"], []).append(r["threads"])
     out["lammps.fastest"] = _list([f"`{name}` at {_teams_text(teams)}"
                                    for name, teams in sorted(fastest.items(), key=lambda kv: kv[1][0])])
+    for r in _rows(doc):  # the vectorized rung's gain over the scalar full list, force part, same sweep
+        scalar = _find(_rows(doc), "full_list", r["threads"])
+        if r["strategy"] == "full_list_vectorized" and scalar:
+            out[f"vector_gain.{r['threads']}"] = f"{scalar['force_ms'] / r['force_ms']:.2f}×"
+    low = min(rows, key=lambda r: r["ratio"])
+    out["lammps.min_ratio"] = f"{low['ratio']:.2f}× (at {_teams_text([low['threads']])})"
+    for r in rows:  # both loops' breakdowns in ms per step (the breakdown table's numbers)
+        per_step = 1e3 / r["steps"]
+        for name, seconds in (r.get("ours_sections_s") or {}).items():
+            out[f"lammps.ours_ms.{name.lower()}.{r['threads']}"] = f"{seconds * per_step:.2f}"
+        for name in ("Pair", "Neigh"):
+            if name in (r.get("lammps_sections_s") or {}):
+                out[f"lammps.lammps_ms.{name.lower()}.{r['threads']}"] = f"{r['lammps_sections_s'][name] * per_step:.2f}"
     for r in rows:  # LAMMPS' own breakdown of its loop, as shares of the sections' sum
         sections = r.get("lammps_sections_s") or {}
         total = sum(sections.values())
@@ -652,10 +699,11 @@ def tables(results: dict[str, dict]) -> dict[str, str]:
         return {name: NO_RESULTS for name in BLOCKS}
     if not _sweep_slugs(results):  # only the 2-core development run: no sweep to show
         return {"cvt_sweep": NO_RESULTS, "cvt_idle": NO_RESULTS, "cvt_sizes": NO_RESULTS, "cvt_loop": _loop(results),
-                "cvt_lammps": _lammps(results), "cvt_images": _images(results), "cvt_plots": NO_RESULTS}
+                "cvt_lammps": _lammps(results), "cvt_breakdown": _breakdown(results), "cvt_images": _images(results),
+                "cvt_plots": NO_RESULTS}
     return {"cvt_sweep": _sweep(results), "cvt_idle": _idle(results), "cvt_sizes": _size_table(results),
-            "cvt_loop": _loop(results), "cvt_lammps": _lammps(results), "cvt_images": _images(results),
-            "cvt_plots": _image_lines(results)}
+            "cvt_loop": _loop(results), "cvt_lammps": _lammps(results), "cvt_breakdown": _breakdown(results),
+            "cvt_images": _images(results), "cvt_plots": _image_lines(results)}
 
 
 def plots(results: dict[str, dict], out_dir: pathlib.Path) -> list[str]:
