@@ -3,8 +3,8 @@
 #   bash 01_critical_vs_triangle/bench.sh <build_dir> <results_dir>
 # Thread sweep 1..nproc for every strategy at the study's sizes: 20 cells (32,000 atoms, LAMMPS in.lj),
 # 35 (171,500) and, if time allows, 55 (665,500). Writes <results_dir>/01_critical_vs_triangle.json.
-# Budget: about 5 minutes wall on 16 cores: the sweeps about 2.5 (size 55 is skipped when sizes 20 and 35
-# took more than 150 s), LAMMPS beside this program about 2, the minimum-image step both ways under half a minute.
+# Budget: about 6 minutes wall on 16 cores: the sweeps about 2.5 (size 55 is skipped when sizes 20 and 35
+# took more than 150 s), LAMMPS beside this program about 2, the minimum-image and list-build steps both ways about a minute.
 # Robustness over length: every (strategy, threads) is timed many times in interleaved rounds (critical,
 # triangle, ... critical, triangle, ...) and reported as median with its min-max range; the MD loops that
 # give timesteps/s are kept short (they time the same force code plus the integrator).
@@ -54,6 +54,24 @@ for ((r = 1; r <= image_rounds; ++r)); do
 done
 images=$((SECONDS - images))
 echo "bench.sh: minimum image both ways done in $images s"
+
+# The lesson step "a vectorized neighbour build", timed both ways in turns (before: the distance pass built for
+# the baseline x86-64; after: at the CPU's widest vectors): the rebuilds' share of in.lj's 100-step loop and its
+# timesteps/s, for the vectorized full list and the half list's thread_arrays, on 1 thread and on all cores.
+# BUILD_ROUNDS rounds (default 3). Counted with the image step in the budget above.
+builds=$SECONDS
+build_rounds=${BUILD_ROUNDS:-3}
+[[ "$build_rounds" =~ ^[1-9][0-9]?$ ]] || { echo "bench.sh: BUILD_ROUNDS must be a count 1..99, got '$build_rounds'" >&2; exit 2; }
+mkdir -p "$work/listbuild"
+for ((r = 1; r <= build_rounds; ++r)); do
+  for mode in baseline vectorized; do
+    "$program" --cells 20 --steps 100 --reference-steps 10 --threads "1,$cores" --variants thread_arrays,full_list_vectorized \
+      --reps 3 --warmup 1 --list-build "$mode" --json "$work/listbuild/${mode}_r${r}.json" > "$work/listbuild/${mode}_r${r}.txt"
+  done
+done
+builds=$((SECONDS - builds))
+images=$((images + builds))
+echo "bench.sh: list build both ways done in $builds s"
 
 # LAMMPS: where it is, and its in.lj. Anything missing is one line, and the bench goes on without LAMMPS.
 lmp="" in_lj=""
@@ -165,6 +183,22 @@ merged["extra"]["minimum_image_step"] = {
               "force_ms": spread([r["force_ms"] for r in rows]),
               "loop_steps_per_s": spread([r["loop_steps_per_s"] for r in rows])}
              for (mode, t), rows in sorted(runs.items())]}
+# The vectorized-build step: per mode, strategy and team, medians over the rounds of the rebuilds' time per step
+# (ms) and of the loop's timesteps/s, with their ranges.
+builds = {}
+for path in glob.glob(os.path.join(work, "listbuild", "*.json")):
+    mode = re.match(r"(.*)_r\d+\.json$", os.path.basename(path)).group(1)
+    for row in json.load(open(path))["rows"]:
+        if row["strategy"] != "serial" and "loop_neighbour_s" in row:
+            builds.setdefault((mode, row["strategy"], row["threads"]), []).append(row)
+merged["extra"]["list_build_step"] = {
+    "cells": 20, "steps": 100, "order": "per round: baseline, then vectorized",
+    "rows": [{"list_build": mode, "strategy": strategy, "threads": t, "rounds": len(rows),
+              # steps = loop seconds x steps/s
+              "rebuild_ms_per_step": spread([1e3 * r["loop_neighbour_s"] / (r["loop_seconds"] * r["loop_steps_per_s"])
+                                            for r in rows]),
+              "loop_steps_per_s": spread([r["loop_steps_per_s"] for r in rows])}
+             for (mode, strategy, t), rows in sorted(builds.items())]}
 # LAMMPS beside this program (lammps_side_by_side.py): its rows and its version in the header.
 if lmp:
     sys.path.insert(0, here)

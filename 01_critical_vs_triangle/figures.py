@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import pathlib
 
-BLOCKS = ("cvt_sweep", "cvt_idle", "cvt_sizes", "cvt_loop", "cvt_lammps", "cvt_breakdown", "cvt_images", "cvt_plots")
+BLOCKS = ("cvt_sweep", "cvt_idle", "cvt_sizes", "cvt_loop", "cvt_lammps", "cvt_breakdown", "cvt_list_build", "cvt_images",
+          "cvt_plots")
 NO_RESULTS = "No results are committed yet: run `bash 01_critical_vs_triangle/bench.sh build results/<machine>`."
 STRATEGIES = ("critical", "triangle", "atomic", "thread_arrays", "full_list", "full_list_vectorized")
 # Quoted, not measured: the 2012 study's force-part speedups at 11 threads on its 16-core SMP server, over its
@@ -268,6 +269,55 @@ def _breakdown(results):
                                           "beside LAMMPS; run it and commit the results file.")
 
 
+def _build_rows(doc):
+    """bench.sh's list-build step, timed both ways: {(mode, strategy, threads): row}."""
+    step = doc.get("extra", {}).get("list_build_step") or {}
+    return {(r["list_build"], r["strategy"], r["threads"]): r for r in step.get("rows", [])}
+
+
+def _list_build(results):
+    parts = []
+    for slug in _lammps_slugs(results):
+        doc = results[slug]
+        rows = _build_rows(doc)
+        keys = sorted({(s, t) for _, s, t in rows}, key=lambda k: (k[1], k[0]))
+        note = f", {MACHINE_NOTES[slug]}" if slug in MACHINE_NOTES else ""
+        if not keys:
+            parts.append(f"**{_cpu(doc)}**{note}: this machine's committed run predates the step, so it shows no "
+                         "measurement of it.\n")
+            continue
+        rounds = sorted({r["rounds"] for r in rows.values()})
+        parts.append(f"**{_cpu(doc)}**{note}: in.lj's system, 100 steps, both ways in turns, "
+                     f"{'-'.join(map(str, rounds))} rounds; median (min-max) over the rounds of the rebuilds' time "
+                     "per step and of the loop's timesteps/s. *Gain*: before over after for the rebuilds, after over "
+                     "before for timesteps/s.\n")
+        parts.append("| threads | strategy | rebuilds (ms/step), baseline pass | vectorized | gain | timesteps/s, baseline "
+                     "| vectorized | gain |")
+        parts.append("|---:|---|---:|---:|---:|---:|---:|---:|")
+        for s, t in keys:
+            b, a = rows.get(("baseline", s, t)), rows.get(("vectorized", s, t))
+            if not (a and b):
+                continue
+            nb, na, lb, la = b["rebuild_ms_per_step"], a["rebuild_ms_per_step"], b["loop_steps_per_s"], a["loop_steps_per_s"]
+            parts.append(f"| {t} | {s} | {nb['median']:.2f} ({nb['min']:.2f}-{nb['max']:.2f}) | {na['median']:.2f} "
+                         f"({na['min']:.2f}-{na['max']:.2f}) | {nb['median'] / na['median']:.2f}x | {lb['median']:.1f} "
+                         f"({lb['min']:.1f}-{lb['max']:.1f}) | {la['median']:.1f} ({la['min']:.1f}-{la['max']:.1f}) | "
+                         f"{la['median'] / lb['median']:.2f}x |")
+        parts.append("")
+    return "\n".join(parts).rstrip() or NO_RESULTS
+
+
+def _build_values(doc):
+    out = {}
+    rows = _build_rows(doc)
+    for (mode, s, t), a in rows.items():
+        b = rows.get(("baseline", s, t))
+        if mode == "vectorized" and b:
+            out[f"build.rebuild_gain.{s}.{t}"] = f"{b['rebuild_ms_per_step']['median'] / a['rebuild_ms_per_step']['median']:.2f}×"
+            out[f"build.loop_gain.{s}.{t}"] = f"{a['loop_steps_per_s']['median'] / b['loop_steps_per_s']['median']:.2f}×"
+    return out
+
+
 def _image_rows(doc):
     """bench.sh's minimum-image step, timed both ways: {(mode, threads): row}."""
     step = doc.get("extra", {}).get("minimum_image_step") or {}
@@ -408,6 +458,11 @@ def _overtakes(rows, faster, slower):
     return first
 
 
+def _measured(strategies, *row_sets):
+    """The strategies every one of the row sets has rows of (results from before a strategy existed lack it)."""
+    return [s for s in strategies if all(any(r["strategy"] == s for r in rows) for rows in row_sets)]
+
+
 def _sweep_values(doc):
     """Inline values of one sweep machine (the lesson quotes them in prose), keyed without the slug."""
     out = {}
@@ -484,10 +539,11 @@ def _sweep_values(doc):
         serial, one = _find(crows, "serial", 1), _find(crows, "critical", 1)
         if len(_sizes(doc)) >= 2 and cells == _sizes(doc)[-1]:
             smaller = _rows(doc, _sizes(doc)[-2])
-            pairs = [(_own_speedup(crows, s, 11), _own_speedup(smaller, s, 11)) for s in SIZE_STRATEGIES]
+            measured = _measured(SIZE_STRATEGIES, crows, smaller)
+            pairs = [(_own_speedup(crows, s, 11), _own_speedup(smaller, s, 11)) for s in measured]
             if all(a is not None and b is not None for a, b in pairs):
-                worse = [f"`{s}`" for s, (a, b) in zip(SIZE_STRATEGIES, pairs) if a < b]
-                out["scales_worse.11"] = ("every strategy" if len(worse) == len(SIZE_STRATEGIES)
+                worse = [f"`{s}`" for s, (a, b) in zip(measured, pairs) if a < b]
+                out["scales_worse.11"] = ("every strategy" if len(worse) == len(measured)
                                           else (_list(worse) if worse else "no strategy"))
         out[f"serial_over_critical1.{cells}"] = _f(serial["force_ms"] / one["force_ms"], 2, "×")
         out[f"serial_apart_from_critical1.{cells}"] = "apart" if _ranges_apart(serial, one, "force_ms") else "overlapping"
@@ -502,7 +558,7 @@ def _sweep_values(doc):
         small_rows, large_rows = _rows(doc, sizes[-2]), _rows(doc, sizes[-1])
         for t in sorted({11, max(_teams(large_rows))} & set(_teams(small_rows)) & set(_teams(large_rows))):
             parted = []
-            for s in SIZE_STRATEGIES:
+            for s in _measured(SIZE_STRATEGIES, small_rows, large_rows):
                 ranges = []
                 for crows in (small_rows, large_rows):
                     one, many = _find(crows, s, 1), _find(crows, s, t)
@@ -668,7 +724,7 @@ def values(results: dict[str, dict]) -> dict[str, str]:
         out.update({f"{slug}.{name}": text for name, text in named.items()})
     for slug in _lammps_slugs(results):
         try:
-            named = {**_lammps_values(results[slug]), **_image_values(results[slug])}
+            named = {**_lammps_values(results[slug]), **_image_values(results[slug]), **_build_values(results[slug])}
         except (KeyError, IndexError, TypeError, ValueError, ZeroDivisionError):
             named = {}
         out.update({f"{slug}.{name}": text for name, text in named.items()})
@@ -699,11 +755,11 @@ def tables(results: dict[str, dict]) -> dict[str, str]:
         return {name: NO_RESULTS for name in BLOCKS}
     if not _sweep_slugs(results):  # only the 2-core development run: no sweep to show
         return {"cvt_sweep": NO_RESULTS, "cvt_idle": NO_RESULTS, "cvt_sizes": NO_RESULTS, "cvt_loop": _loop(results),
-                "cvt_lammps": _lammps(results), "cvt_breakdown": _breakdown(results), "cvt_images": _images(results),
-                "cvt_plots": NO_RESULTS}
+                "cvt_lammps": _lammps(results), "cvt_breakdown": _breakdown(results),
+                "cvt_list_build": _list_build(results), "cvt_images": _images(results), "cvt_plots": NO_RESULTS}
     return {"cvt_sweep": _sweep(results), "cvt_idle": _idle(results), "cvt_sizes": _size_table(results),
             "cvt_loop": _loop(results), "cvt_lammps": _lammps(results), "cvt_breakdown": _breakdown(results),
-            "cvt_images": _images(results), "cvt_plots": _image_lines(results)}
+            "cvt_list_build": _list_build(results), "cvt_images": _images(results), "cvt_plots": _image_lines(results)}
 
 
 def plots(results: dict[str, dict], out_dir: pathlib.Path) -> list[str]:

@@ -78,10 +78,15 @@ Options parse_options(int argc, char** argv) {
   app.add_option("--minimum-image", minimum_image, "which listed pairs take the minimum image in the force loop: "
                  "across-box (only those found through a periodic image) or every-pair (all, as before that lesson "
                  "step)")->check(CLI::IsMember({"across-box", "every-pair"}))->capture_default_str();
+  std::string list_build = "vectorized";
+  app.add_option("--list-build", list_build, "the neighbour build's distance pass: vectorized (the CPU's widest "
+                 "vectors) or baseline (built for the baseline x86-64 only, as before that lesson step)")
+      ->check(CLI::IsMember({"vectorized", "baseline"}))->capture_default_str();
   course::add_common_options(app, o.common, course::Processor::cpu);
   course::parse_command_line(app, argc, argv);
   c.threads = md::parse_thread_list(threads, md::max_team_size());
   c.minimum_image_every_pair = minimum_image == "every-pair";
+  c.list_build = list_build == "baseline" ? md::ListBuildPass::baseline : md::ListBuildPass::vectorized;
   if (!c.data_file.empty()) {
     try {
       c.initial = std::make_shared<const md::System>(md::read_lammps_data(c.data_file));

@@ -110,15 +110,29 @@ bool keeps(ListKind kind, std::int64_t i, std::int64_t j) noexcept {
 }
 
 /// kept[k] = 1 where candidate k (at px[k], py[k], pz[k]) is within reach of `p`, else 0: the build's
-/// hottest loop, one vector lane per candidate.
-MD_VECTOR_CLONES
-void mark_in_reach(const double* __restrict px, const double* __restrict py, const double* __restrict pz,
-                   std::size_t count, Vec3 p, double reach2, unsigned char* __restrict kept) {
+/// hottest loop, one vector lane per candidate. Inlined into the two functions below.
+[[gnu::always_inline]] inline void mark_in_reach_body(const double* __restrict px, const double* __restrict py,
+                                                      const double* __restrict pz, std::size_t count, Vec3 p,
+                                                      double reach2, unsigned char* __restrict kept) {
 #pragma omp simd
   for (std::size_t k = 0; k < count; ++k) {
     const double dx = p.x - px[k], dy = p.y - py[k], dz = p.z - pz[k];
     kept[k] = static_cast<unsigned char>(dx * dx + dy * dy + dz * dz < reach2);
   }
+}
+
+/// The pass at the CPU's widest vectors (one clone per width, the loader picks).
+MD_VECTOR_CLONES
+void mark_in_reach(const double* __restrict px, const double* __restrict py, const double* __restrict pz,
+                   std::size_t count, Vec3 p, double reach2, unsigned char* __restrict kept) {
+  mark_in_reach_body(px, py, pz, count, p, reach2, kept);
+}
+
+/// The same pass built for the baseline only (SSE2 cannot compare doubles into bytes: it stays scalar), so
+/// that the lesson can time the step (ListBuildPass::baseline).
+void mark_in_reach_baseline(const double* __restrict px, const double* __restrict py, const double* __restrict pz,
+                            std::size_t count, Vec3 p, double reach2, unsigned char* __restrict kept) {
+  mark_in_reach_body(px, py, pz, count, p, reach2, kept);
 }
 
 /// The atoms binned by cell: wrapped positions, each atom's cell, and the atoms of cell c in
@@ -205,7 +219,7 @@ void wrap_and_sort_by_cell(System& system, double reach) {
 }
 
 NeighbourList build_neighbour_list(const System& system, double reach, ListKind kind, int threads,
-                                   NeighbourScratch* scratch) {
+                                   NeighbourScratch* scratch, ListBuildPass pass) {
   if (!(reach > 0) || reach > 0.5 * system.box)
     throw std::invalid_argument("build_neighbour_list: need 0 < reach <= box / 2");
   const std::size_t n = system.size();
@@ -319,7 +333,7 @@ NeighbourList build_neighbour_list(const System& system, double reach, ListKind 
           kept[k] = static_cast<unsigned char>((dx * dx + dy * dy + dz * dz < reach2) & (pj[k] != self) & keeps(kind, self, pj[k]));
         }
       } else {
-        mark_in_reach(px, py, pz, count, pi, reach2, kept);
+        (pass == ListBuildPass::vectorized ? mark_in_reach : mark_in_reach_baseline)(px, py, pz, count, pi, reach2, kept);
         // In the own cell: a full row takes everyone but i, a half row only the partners j > i.
         for (std::size_t k = own_first; k < own_last; ++k)
           kept[k] &= static_cast<unsigned char>(half_stencil ? pj[k] > self : pj[k] != self);

@@ -74,8 +74,11 @@ struct NeighbourScratch {
   std::vector<std::vector<std::int32_t>> rows_of_thread;
   NeighbourList recycled;  ///< a list no longer needed: the build takes over its arrays
 };
+/// How the build's distance pass runs: at the CPU's widest vectors (the default), or built for the
+/// baseline x86-64 only, as before the lesson step that vectorized it (to time that step).
+enum class ListBuildPass { vectorized, baseline };
 NeighbourList build_neighbour_list(const System& system, double reach, ListKind kind, int threads,
-                                   NeighbourScratch* scratch = nullptr);
+                                   NeighbourScratch* scratch = nullptr, ListBuildPass pass = ListBuildPass::vectorized);
 
 /// A list of the same pairs found by checking every pair: O(N²), the reference for the tests. (Which of
 /// the two rows a half-list pair sits in may differ from build_neighbour_list's choice.)

@@ -77,7 +77,8 @@ nlohmann::json config_json(const Config& config, std::size_t atoms, const course
           {"strategies", config.variants},  {"seed", config.seed},
           {"reps", timing.reps},            {"warmup", timing.warmup},
           {"omp_num_procs", omp_get_num_procs()},
-          {"minimum_image", config.minimum_image_every_pair ? "every-pair" : "across-box"}};
+          {"minimum_image", config.minimum_image_every_pair ? "every-pair" : "across-box"},
+          {"list_build", config.list_build == ListBuildPass::baseline ? "baseline" : "vectorized"}};
   if (config.initial) {  // started from a data file: no lattice, and no velocity seed
     json["cells"] = nullptr;
     json["seed"] = nullptr;

@@ -120,7 +120,7 @@ System make_system(const Config& config) {
 
 NeighbourList build_list(const System& system, const Config& config, ListKind kind, int threads,
                          NeighbourScratch* scratch) {
-  NeighbourList list = build_neighbour_list(system, config.cutoff + config.skin, kind, threads, scratch);
+  NeighbourList list = build_neighbour_list(system, config.cutoff + config.skin, kind, threads, scratch, config.list_build);
   if (config.minimum_image_every_pair) list.image_from.clear();
   return list;
 }

@@ -37,6 +37,8 @@ struct Config {
   /// The lesson step "periodic images once per list" undone (--minimum-image every-pair): every listed pair
   /// takes the minimum image at every step, as before the step, so that bench.sh can time both in one run.
   bool minimum_image_every_pair = false;
+  /// The lesson step "a vectorized neighbour build" undone (--list-build baseline), for bench.sh to time both.
+  ListBuildPass list_build = ListBuildPass::vectorized;
 };
 
 /// build_neighbour_list as the configuration asks: without the rows' split (NeighbourList::image_from)

@@ -122,6 +122,41 @@ TEST_CASE("the cell-binned neighbour list equals a brute-force O(N^2) list on a 
   CHECK_THROWS_AS(md::build_neighbour_list(tiny, tiny.box * 0.6, md::ListKind::half, 1), std::invalid_argument);
 }
 
+TEST_CASE("the build's distance pass gives the same list at the baseline width as vectorized") {
+  // --list-build baseline only times the lesson step: it must not change a single pair or its place.
+  for (int cells : {4, 7}) {
+    md::System system = perturbed_lattice(cells, 0.35, static_cast<unsigned>(cells) + 5u);
+    md::wrap_and_sort_by_cell(system, 2.8);
+    for (const auto kind : {md::ListKind::half, md::ListKind::full}) {
+      CAPTURE(cells);
+      const auto vectorized = md::build_neighbour_list(system, 2.8, kind, 2, nullptr, md::ListBuildPass::vectorized);
+      const auto baseline = md::build_neighbour_list(system, 2.8, kind, 2, nullptr, md::ListBuildPass::baseline);
+      CHECK(vectorized.neighbours.size() > 0);
+      CHECK(vectorized.offsets == baseline.offsets);
+      CHECK(vectorized.neighbours == baseline.neighbours);
+      CHECK(vectorized.image_from == baseline.image_from);
+    }
+  }
+}
+
+TEST_CASE("a rebuild that reuses the last list's memory gives the same list as a fresh build") {
+  md::System system = perturbed_lattice(7, 0.35, 9);
+  md::wrap_and_sort_by_cell(system, 2.8);
+  md::NeighbourScratch scratch;
+  for (const auto kind : {md::ListKind::full, md::ListKind::half, md::ListKind::full}) {  // kinds in turn
+    for (int threads : {3, 2}) {  // more row buffers than threads the second time
+      CAPTURE(threads);
+      const auto fresh = md::build_neighbour_list(system, 2.8, kind, threads);
+      scratch.recycled = md::build_neighbour_list(system, 2.8, kind, threads, &scratch);
+      const auto& reused = scratch.recycled;
+      CHECK(reused.kind == fresh.kind);
+      CHECK(reused.offsets == fresh.offsets);
+      CHECK(reused.neighbours == fresh.neighbours);
+      CHECK(reused.image_from == fresh.image_from);
+    }
+  }
+}
+
 TEST_CASE("each list row holds the pairs found inside the box first, then those found across it") {
   // Periodic images once per list: a pair before image_from[i] must have its plain difference as its minimum
   // image (the force loop takes it plain), and one after it must not (else it would pay for nothing).
