@@ -543,8 +543,10 @@ def _sweep_values(doc):
             pairs = [(_own_speedup(crows, s, 11), _own_speedup(smaller, s, 11)) for s in measured]
             if all(a is not None and b is not None for a, b in pairs):
                 worse = [f"`{s}`" for s, (a, b) in zip(measured, pairs) if a < b]
+                rest = [f"`{s}`" for s, (a, b) in zip(measured, pairs) if a >= b]
                 out["scales_worse.11"] = ("every strategy" if len(worse) == len(measured)
                                           else (_list(worse) if worse else "no strategy"))
+                out["scales_not_worse.11"] = _list(rest) if rest else "none of them"
         out[f"serial_over_critical1.{cells}"] = _f(serial["force_ms"] / one["force_ms"], 2, "×")
         out[f"serial_apart_from_critical1.{cells}"] = "apart" if _ranges_apart(serial, one, "force_ms") else "overlapping"
         out[f"reps.{cells}"] = str(serial.get("reps", MISSING))
@@ -651,9 +653,11 @@ def _key_values(doc):
             out[f"grade_ratio.{s}"] = f"{ratio:.2f}"
             out[f"grade_points.{s}"] = _grade(ratio)
 
-    # The fastest strategy (median force time) team by team: from which team on is it thread_arrays every time?
+    # The fastest strategy with a reduction (median force time) team by team: from which team on is it
+    # thread_arrays every time? (The full lists have no reduction to compare.)
     teams = _teams(rows, "thread_arrays")
-    best = {t: min((r for r in rows if r["threads"] == t and r["strategy"] in STRATEGIES),
+    reducing = ("critical", "triangle", "atomic", "thread_arrays")
+    best = {t: min((r for r in rows if r["threads"] == t and r["strategy"] in reducing),
                    key=lambda r: r["force_ms"])["strategy"] for t in teams}
     first = None
     for t in teams:
