@@ -269,6 +269,15 @@ def _breakdown(results):
                                           "beside LAMMPS; run it and commit the results file.")
 
 
+def _median_range(d, digits):
+    """A bench.sh step's spread {"median", "min", "max"} as the before/after tables print it."""
+    return f"{d['median']:.{digits}f} ({d['min']:.{digits}f}-{d['max']:.{digits}f})"
+
+
+def _step_predates(doc, note):
+    return f"**{_cpu(doc)}**{note}: this machine's committed run predates the step, so it shows no measurement of it.\n"
+
+
 def _build_rows(doc):
     """bench.sh's list-build step, timed both ways: {(mode, strategy, threads): row}."""
     step = doc.get("extra", {}).get("list_build_step") or {}
@@ -283,8 +292,7 @@ def _list_build(results):
         keys = sorted({(s, t) for _, s, t in rows}, key=lambda k: (k[1], k[0]))
         note = f", {MACHINE_NOTES[slug]}" if slug in MACHINE_NOTES else ""
         if not keys:
-            parts.append(f"**{_cpu(doc)}**{note}: this machine's committed run predates the step, so it shows no "
-                         "measurement of it.\n")
+            parts.append(_step_predates(doc, note))
             continue
         rounds = sorted({r["rounds"] for r in rows.values()})
         parts.append(f"**{_cpu(doc)}**{note}: in.lj's system, 100 steps, both ways in turns, "
@@ -299,10 +307,8 @@ def _list_build(results):
             if not (a and b):
                 continue
             nb, na, lb, la = b["rebuild_ms_per_step"], a["rebuild_ms_per_step"], b["loop_steps_per_s"], a["loop_steps_per_s"]
-            parts.append(f"| {t} | {s} | {nb['median']:.2f} ({nb['min']:.2f}-{nb['max']:.2f}) | {na['median']:.2f} "
-                         f"({na['min']:.2f}-{na['max']:.2f}) | {nb['median'] / na['median']:.2f}x | {lb['median']:.1f} "
-                         f"({lb['min']:.1f}-{lb['max']:.1f}) | {la['median']:.1f} ({la['min']:.1f}-{la['max']:.1f}) | "
-                         f"{la['median'] / lb['median']:.2f}x |")
+            parts.append(f"| {t} | {s} | {_median_range(nb, 2)} | {_median_range(na, 2)} | {nb['median'] / na['median']:.2f}x "
+                         f"| {_median_range(lb, 1)} | {_median_range(la, 1)} | {la['median'] / lb['median']:.2f}x |")
         parts.append("")
     return "\n".join(parts).rstrip() or NO_RESULTS
 
@@ -332,8 +338,7 @@ def _images(results):
         note = f", {MACHINE_NOTES[slug]}" if slug in MACHINE_NOTES else ""
         teams = sorted({t for _, t in rows})
         if not teams:
-            parts.append(f"**{_cpu(doc)}**{note}: this machine's committed run predates the step, so it shows no "
-                         "measurement of it.\n")
+            parts.append(_step_predates(doc, note))
             continue
         rounds = sorted({r["rounds"] for r in rows.values()})
         parts.append(f"**{_cpu(doc)}**{note}: `critical`, in.lj's system, both ways in turns, "
@@ -348,10 +353,8 @@ def _images(results):
             if not (a and b):
                 continue
             fb, fa, lb, la = b["force_ms"], a["force_ms"], b["loop_steps_per_s"], a["loop_steps_per_s"]
-            parts.append(f"| {t} | {fb['median']:.2f} ({fb['min']:.2f}-{fb['max']:.2f}) | {fa['median']:.2f} "
-                         f"({fa['min']:.2f}-{fa['max']:.2f}) | {fb['median'] / fa['median']:.2f}x | {lb['median']:.1f} "
-                         f"({lb['min']:.1f}-{lb['max']:.1f}) | {la['median']:.1f} ({la['min']:.1f}-{la['max']:.1f}) | "
-                         f"{la['median'] / lb['median']:.2f}x |")
+            parts.append(f"| {t} | {_median_range(fb, 2)} | {_median_range(fa, 2)} | {fb['median'] / fa['median']:.2f}x "
+                         f"| {_median_range(lb, 1)} | {_median_range(la, 1)} | {la['median'] / lb['median']:.2f}x |")
         parts.append("")
     return "\n".join(parts).rstrip()
 
