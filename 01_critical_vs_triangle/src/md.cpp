@@ -106,7 +106,7 @@ bool finite(const Vec3& p) noexcept { return std::isfinite(p.x) && std::isfinite
 /// about half of its neighbours, whatever the atom order (the plain rule "j > i" would give the first
 /// atoms all of their neighbours and the last ones none).
 bool keeps(ListKind kind, std::int64_t i, std::int64_t j) noexcept {
-  return (kind == ListKind::full) | ((i < j) == ((i + j) % 2 == 0));  // `|`: no branch, so a loop can vectorize
+  return kind == ListKind::full || ((i < j) == ((i + j) % 2 == 0));
 }
 
 /// kept[k] = 1 where candidate k (at px[k], py[k], pz[k]) is within reach of `p`, else 0: the build's
@@ -316,23 +316,22 @@ NeighbourList build_neighbour_list(const System& system, double reach, ListKind 
       const Vec3 pi = wrapped[i];
       const std::size_t count = cj.size();
       const auto self = static_cast<std::int32_t>(i);
-      // Plain pointers: through the vectors' own, the compiler must assume a byte store to `keep` may
-      // change them, and would reload them at every candidate instead of vectorizing.
+      // Plain pointers: through the vectors' own, the compiler must assume a byte store to `kept` may change
+      // them, and would reload them at every candidate.
       const double* __restrict px = cx.data();
       const double* __restrict py = cy.data();
       const double* __restrict pz = cz.data();
       const std::int32_t* __restrict pj = cj.data();
       unsigned char* __restrict kept = keep.data();
-      // One vector pass decides each candidate (in reach, and this row's to keep), then a scalar pass packs
-      // the kept ones: "write always, advance if kept", no hard-to-predict branch.
-      if (dedupe) {
-#pragma omp simd
+      // One pass marks each candidate (in reach, and this row's to keep), then a scalar pass packs the
+      // marked ones: "write always, advance if kept", no hard-to-predict branch.
+      if (dedupe) {  // a box under 3 cells a side (tests, tiny systems): the general rule, scalar
         for (std::size_t k = 0; k < count; ++k) {
           const double dx = minimum_image(pi.x - px[k], box, half_box), dy = minimum_image(pi.y - py[k], box, half_box),
                        dz = minimum_image(pi.z - pz[k], box, half_box);
-          kept[k] = static_cast<unsigned char>((dx * dx + dy * dy + dz * dz < reach2) & (pj[k] != self) & keeps(kind, self, pj[k]));
+          kept[k] = static_cast<unsigned char>(dx * dx + dy * dy + dz * dz < reach2 && pj[k] != self && keeps(kind, self, pj[k]));
         }
-      } else {
+      } else {  // the vector pass, then the own cell's rule
         (pass == ListBuildPass::vectorized ? mark_in_reach : mark_in_reach_baseline)(px, py, pz, count, pi, reach2, kept);
         // In the own cell: a full row takes everyone but i, a half row only the partners j > i.
         for (std::size_t k = own_first; k < own_last; ++k)
