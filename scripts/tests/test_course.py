@@ -510,6 +510,23 @@ class PerfRequiresTests(FixtureCase):
         self.assertTrue(entry["reason"].startswith("not timed: the reference runs exercise 01.1's code, so 01.1 "
                                                    "must pass first (exercise.01.1: fail"), entry["reason"])
 
+    def test_a_required_exercise_graded_in_the_same_run_keeps_its_verdict(self):
+        # Graded together, 02.1 goes by 01.1's entry of this grade (its tests are not run a second time,
+        # which for a timing test could give a second, different answer); the reason quotes that entry.
+        broken = self.tmp / "01.1-broken-both"
+        shutil.copytree(self.repo, broken, ignore=shutil.ignore_patterns(".git", "build"))
+        edit(broken / "01_sums/src/sums.cpp", "total_of_squares += square(v);", "total_of_squares += v;")
+        report = self.tmp / "both.json"
+        result = tool(self.repo, "grade", "--repo", str(broken), "--json", str(report), "--exercises", "01.1,02.1")
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        entries = {e["id"]: e for e in json.loads(report.read_text())["exercises"]}
+        self.assertEqual(entries["01.1"]["status"], "fail", entries["01.1"]["reason"])
+        entry = entries["02.1"]
+        self.assertEqual((entry["status"], entry["points"], entry["perf"]), ("fail", 0, None), entry["reason"])
+        self.assertTrue(entry["reason"].startswith("not timed: the reference runs exercise 01.1's code, so 01.1 "
+                                                   "must pass first (it scored fail in this grade: failed:"),
+                        entry["reason"])
+
     def test_handout_check_times_it_with_the_required_exercise_solved(self):
         # Both stubbed, the grader does not time 02.1 (its reference runs 01.1's stub); --check says so, and
         # times 02.1's stub on a side where 01.1 keeps its solution, as after a student has done 01.1.
