@@ -91,10 +91,15 @@ class DeviceBuffer : public detail::OwnedArray<T, detail::DeviceFree> {
   using Base::data;
   using Base::size;
 
-  /// Copies host data in (synchronous). `host.size()` must not exceed size().
+  /// Copies host data in (synchronous: complete on the device when it returns). `host.size()` must not
+  /// exceed size().
   void upload(std::span<const T> host) {
     if (host.size() > size()) throw UsageError("DeviceBuffer::upload: source larger than buffer");
     CUDA_CHECK(cudaMemcpy(data(), host.data(), host.size_bytes(), cudaMemcpyHostToDevice));
+    // From pageable memory cudaMemcpy may return before the DMA into the device has finished, and a
+    // stream made with cudaStreamNonBlocking does not wait for the legacy default stream: without this,
+    // a kernel launched next on such a stream can read the buffer's old contents.
+    CUDA_CHECK(cudaStreamSynchronize(nullptr));
   }
   /// Copies device data out (synchronous). `host.size()` must not exceed size().
   void download(std::span<T> host) const {
@@ -104,7 +109,9 @@ class DeviceBuffer : public detail::OwnedArray<T, detail::DeviceFree> {
   /// Fills every byte with `byte` (synchronous). Tests poison outputs with 0xFF, not zero, so that an
   /// element a kernel forgot to write cannot pass as a correct zero.
   void fill_bytes(int byte) {
-    if (size() > 0) CUDA_CHECK(cudaMemset(data(), byte, bytes()));
+    if (size() == 0) return;
+    CUDA_CHECK(cudaMemset(data(), byte, bytes()));
+    CUDA_CHECK(cudaStreamSynchronize(nullptr));  // cudaMemset of device memory is asynchronous (see upload)
   }
 
  private:
