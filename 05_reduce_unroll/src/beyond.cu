@@ -35,6 +35,25 @@ struct Vector4<float> {
   using type = float4;
 };
 
+// [wide_fetch]
+/// A 16-byte load that asks L2 to fetch the whole 256-byte block around it from DRAM (PTX's
+/// .L2::256B prefetch size) and not to keep the line in L1 (each byte is read once).
+__device__ __forceinline__ int4 load_fetching_256(const int4* p) {
+  int4 v;
+  asm volatile("ld.global.nc.L1::no_allocate.L2::256B.v4.s32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "l"(p));
+  return v;
+}
+__device__ __forceinline__ float4 load_fetching_256(const float4* p) {
+  float4 v;
+  asm volatile("ld.global.nc.L1::no_allocate.L2::256B.v4.f32 {%0, %1, %2, %3}, [%4];"
+               : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+               : "l"(p));
+  return v;
+}
+// [wide_fetch]
+
 // [persistent_kernel]
 /// A fixed, resident grid walks the whole array (grid-stride loop) in 16-byte vectors, kLoads of them
 /// in flight per thread per trip (all loads issued before the adds; out-of-range ones predicated off).
@@ -45,7 +64,7 @@ struct Vector4<float> {
 ///
 /// kSinglePass: the block sums go to `partials`, then the last block to arrive (an atomic ticket)
 /// adds them up and writes `*result`: one launch in all. Otherwise a second launch finishes.
-template <class T, int kLoads, bool kSinglePass>
+template <class T, int kLoads, bool kSinglePass, bool kWideFetch = false>
 __global__ void __launch_bounds__(1024) persistent_kernel(const T* __restrict__ input, std::size_t n,
                                                           accumulator_t<T>* partials, unsigned* ticket,
                                                           accumulator_t<T>* result) {
@@ -71,8 +90,11 @@ __global__ void __launch_bounds__(1024) persistent_kernel(const T* __restrict__ 
     // dropped below): a load inside an `if` tends to be paired with its add, one load in flight.
     Vec v[kLoads];
 #pragma unroll
-    for (int k = 0; k < kLoads; ++k)
-      v[k] = body[std::min(first + static_cast<std::size_t>(k) * threads, vectors - 1)];
+    for (int k = 0; k < kLoads; ++k) {
+      const Vec* p = body + std::min(first + static_cast<std::size_t>(k) * threads, vectors - 1);
+      if constexpr (kWideFetch) v[k] = load_fetching_256(p);
+      else v[k] = *p;
+    }
 #pragma unroll
     for (int k = 0; k < kLoads; ++k) {
       const Acc four = static_cast<Acc>(v[k].x) + static_cast<Acc>(v[k].y) + static_cast<Acc>(v[k].z) +
@@ -97,6 +119,8 @@ __global__ void __launch_bounds__(1024) persistent_kernel(const T* __restrict__ 
   sum = block_sum(sum, warp_sums);
   if constexpr (!kSinglePass) {
     if (threadIdx.x == 0) partials[blockIdx.x] = sum;
+  } else if (gridDim.x == 1) {  // a grid of one (a small array): its sum is the total, no ticket
+    if (threadIdx.x == 0) *result = sum;
   } else {
     if (threadIdx.x == 0) {
       partials[blockIdx.x] = sum;
@@ -129,12 +153,12 @@ void launch_shuffle_unroll8(const T* input, std::size_t n, accumulator_t<T>* res
   launch_sum_partials(partials, shape.grid, result, stream);
 }
 
-template <class T, int kLoads, bool kSinglePass>
+template <class T, int kLoads, bool kSinglePass, bool kWideFetch = false>
 void launch_persistent(const T* input, std::size_t n, accumulator_t<T>* result, LaunchShape shape,
                        Workspace& workspace, cudaStream_t stream) {
   using Acc = accumulator_t<T>;
   Acc* partials = workspace.partials<Acc>(shape.grid);
-  persistent_kernel<T, kLoads, kSinglePass>
+  persistent_kernel<T, kLoads, kSinglePass, kWideFetch>
       <<<shape.grid, shape.block, 0, stream>>>(input, n, partials, workspace.ticket(), result);
   CUDA_CHECK_LAUNCH();
   if constexpr (!kSinglePass) launch_sum_partials(partials, shape.grid, result, stream);
@@ -155,12 +179,17 @@ LaunchShape persistent_shape(std::size_t n, unsigned block, int sm_count) {
                                                            static_cast<int>(block), 0));
   const std::size_t resident = static_cast<std::size_t>(std::max(sm_count, 1)) * std::max(per_sm, 1);
   const std::size_t needed = ceil_div(n, std::size_t{4} * block);
+  // One block when its first trip (kLoads vectors per thread) covers the array: a single-pass kernel
+  // then writes the total itself, with no partials and no ticket (what CUB's single-tile path does).
+  if (kSinglePass && needed <= static_cast<std::size_t>(kLoads)) return {1, block};
   return {static_cast<unsigned>(std::max<std::size_t>(1, std::min(resident, needed))), block};
 }
 // [persistent_shape]
 
 // [beyond_variants]
 constexpr const char* persistent_grid = "min(SMs * resident blocks/SM, ceil(n / (4*block)))";
+constexpr const char* single_pass_grid =
+    "min(SMs * resident blocks/SM, ceil(n / (4*block))); 1 where n <= 4*block*loads";
 const Variant beyond_table[] = {
     {"shuffle_unroll8", "warp shuffles replace the shared tree: one barrier per block",
      "(past the book; NVIDIA sample reduce6/7 idea)", "ceil(n / (8*block))", eight_per_thread,
@@ -168,13 +197,16 @@ const Variant beyond_table[] = {
     {"int4_grid_stride", "persistent grid + 16-byte loads; still two launches", "(past the book)", persistent_grid,
      persistent_shape<1, false, 0>, launch_persistent<int, 1, false>, launch_persistent<float, 1, false>},
     {"single_pass_x4", "one launch: last block finishes; 4 x 16 B in flight per thread", "(past the book)",
-     persistent_grid, persistent_shape<4, true, 0>, launch_persistent<int, 4, true>,
+     single_pass_grid, persistent_shape<4, true, 0>, launch_persistent<int, 4, true>,
      launch_persistent<float, 4, true>},
-    {"single_pass_x8", "one launch; 8 x 16 B in flight per thread", "(past the book)", persistent_grid,
+    {"single_pass_x8", "one launch; 8 x 16 B in flight per thread", "(past the book)", single_pass_grid,
      persistent_shape<8, true, 0>, launch_persistent<int, 8, true>, launch_persistent<float, 8, true>},
     {"single_pass_x8_b256", "as single_pass_x8, block fixed at 256: more, smaller blocks", "(past the book)",
-     persistent_grid, persistent_shape<8, true, 256>, launch_persistent<int, 8, true>,
+     single_pass_grid, persistent_shape<8, true, 256>, launch_persistent<int, 8, true>,
      launch_persistent<float, 8, true>},
+    {"single_pass_x8_fetch256", "as single_pass_x8, each load asking L2 for its whole 256-byte block",
+     "(past the book)", single_pass_grid, persistent_shape<8, true, 0>, launch_persistent<int, 8, true, true>,
+     launch_persistent<float, 8, true, true>},
 };
 // [beyond_variants]
 

@@ -91,6 +91,11 @@ TEST_SUITE("gpu") {
       CHECK(big.grid >= static_cast<unsigned>(sm_count));
       CHECK(big.grid <= static_cast<unsigned>(sm_count) * 2048u / big.block);
       CHECK(v.shape(1, 512, sm_count).grid == 1);
+      // One block exactly while one trip of it covers the array (4 ints per vector, at most 8 vectors per
+      // thread per trip), and more than one past that.
+      const unsigned b = v.shape(1, 512, sm_count).block;
+      CHECK(v.shape(std::size_t{4} * b * 4, 512, sm_count).grid == 1);
+      CHECK(v.shape(std::size_t{4} * b * 8 + 1, 512, sm_count).grid > 1);
     }
   }
 }
@@ -220,9 +225,14 @@ TEST_SUITE("exercise 05.2") {
 TEST_SUITE("exercise 05.3") {
   TEST_CASE("int4_grid_stride and the single-pass rungs give the exact int64 sum, misaligned too") {
     const std::uint64_t seed = checks::seed_from_env(56);
-    const auto sizes = checks::random_sizes(seed, 6, checks::big);
+    auto sizes = checks::random_sizes(seed, 6, checks::big);
+    // Either side of the one-block grid (one trip of one block: 4 ints x loads x block threads).
+    for (const std::size_t block : {64u, 256u, 512u, 1024u})
+      for (const std::size_t loads : {4u, 8u})
+        for (const std::size_t n : {4 * loads * block - 1, 4 * loads * block, 4 * loads * block + 1}) sizes.push_back(n);
     const std::vector<Variant> persistent = rungs_named(
-        beyond_book_variants(), {"int4_grid_stride", "single_pass_x4", "single_pass_x8", "single_pass_x8_b256"});
+        beyond_book_variants(), {"int4_grid_stride", "single_pass_x4", "single_pass_x8", "single_pass_x8_b256",
+                                 "single_pass_x8_fetch256"});
     checks::check_ints(persistent, checks::all_blocks, true, seed, sizes);
     const unsigned blocks[] = {64, 256, 1024};
     checks::check_floats(persistent, blocks, seed + 1);
