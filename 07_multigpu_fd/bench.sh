@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bench.sh <build_dir> <results_dir>: the chapter's measurements on the GPU machine.
-#   1 GPU  (H100, ~1 min of a 2.5 min budget): the kernel ladder at 16384², two wavefield snapshots,
-#          and 5 slabs on the one GPU checked bit for bit against one slab.
+#   1 GPU  (H100 or one H200, ~2 min of a 4 min budget): the tune table and the kernel ladder at 16384²
+#          (the stream ceiling first; 12 steps: whole passes of every temporal rung), two wavefield
+#          snapshots, and 5 slabs on the one GPU checked bit for bit against one slab.
 #   2+ GPUs (2×H200, ~2 min of a 4 min budget): strong and weak scaling 1 … N GPUs at 16384², with and
 #          without overlap, bit-for-bit checks; the NCCL backend with N processes, with and without overlap.
 # Each run writes its own results file, once, and nothing rewrites it: <results_dir>/07_multigpu_fd.json
@@ -24,7 +25,7 @@ run() {  # run <kind or ""> <seconds> <args...>: one invocation, one results fil
 }
 
 if [ "$gpus" -lt 2 ]; then
-  run "" 100 --ladder --nx 16384 --ny 16384 --steps 10 --warmup 1 --reps 5
+  run "" 200 --ladder --tune --nx 16384 --ny 16384 --steps 12 --warmup 1 --reps 5
   for velocity in layered constant; do
     run "snapshot_$velocity" 30 --nx 2048 --ny 2048 --steps 1500 --warmup 0 --reps 1 --velocity "$velocity" \
       --sponge 40 --snapshot "$results_dir/07_snapshot_$velocity.npy"

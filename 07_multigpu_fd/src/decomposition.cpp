@@ -53,18 +53,18 @@ int device_of_slab(int slab, int slabs, int devices) {
   return static_cast<int>(static_cast<long long>(slab) * devices / slabs);
 }
 
-std::size_t slab_bytes(int nx, int rows) {
+std::size_t slab_bytes(int nx, int rows, int buffers) {
   const SlabLayout layout = SlabLayout::make(nx, rows);
-  const std::size_t floats = 3 * layout.elements()                   // u_prev, u, u_next (ghost rows too)
+  const std::size_t floats = static_cast<std::size_t>(buffers) * layout.elements()  // u_prev, u, u_next, …
                              + 2 * static_cast<std::size_t>(rows)    // courant2, damp_y
                              + static_cast<std::size_t>(layout.pitch);  // damp_x
   return floats * sizeof(float);
 }
 
-std::vector<std::size_t> device_bytes(int nx, int ny, int slabs, int devices) {
+std::vector<std::size_t> device_bytes(int nx, int ny, int slabs, int devices, int buffers) {
   std::vector<std::size_t> bytes(static_cast<std::size_t>(devices), 0);
   for (int s = 0; s < slabs; ++s)
-    bytes[static_cast<std::size_t>(device_of_slab(s, slabs, devices))] += slab_bytes(nx, slab_rows(ny, slabs, s).size());
+    bytes[static_cast<std::size_t>(device_of_slab(s, slabs, devices))] += slab_bytes(nx, slab_rows(ny, slabs, s).size(), buffers);
   return bytes;
 }
 

@@ -59,10 +59,10 @@ int device_of_slab(int slab, int slabs, int devices);
 
 /// Device memory a slab of `rows` rows of `nx` cells allocates: three padded fields and its slices of
 /// the coefficient arrays (what Slab's constructor allocates; keep the two in step).
-std::size_t slab_bytes(int nx, int rows);
+std::size_t slab_bytes(int nx, int rows, int buffers = 3);
 
 /// The device memory each of `devices` devices holds when `slabs` slabs of an nx × ny grid share them
 /// (index d: the d-th device of the run). Lets a run that cannot fit be refused before it allocates.
-std::vector<std::size_t> device_bytes(int nx, int ny, int slabs, int devices);
+std::vector<std::size_t> device_bytes(int nx, int ny, int slabs, int devices, int buffers = 3);
 
 }  // namespace wave

@@ -1,5 +1,7 @@
 #include "kernels.cuh"
 
+#include <algorithm>
+#include <iterator>
 #include <string>
 
 #include "common/check.cuh"
@@ -290,41 +292,87 @@ constexpr Variant variant_table[] = {
     {"shared_line_padded", launch_shared_line<32, true, true, 0>,
      "+ padded arrays: the zero boundary is stored, no bounds checks", "shared + registers"},
     {"shared_line_tuned", launch_shared_line<128, true, true, 64>,
-     "+ block shape: 128 threads × 64 rows per block, enough blocks to fill every SM", "shared + registers"},
+     "+ the rows split among blocks (128 threads x 64 rows): enough blocks to fill every SM", "shared + registers"},
     {"tiled_l1", launch_tiled_l1<32, 8, 16>,
      "2-D blocks, 16 rows per thread, x-neighbours straight from L1: no shared memory, no barrier", "L1 + registers"},
     {"tiled_vec4", launch_tiled_vec4<32, 8, 16, false, 3>,
      "+ float4: 4 columns per thread, 3 aligned loads give all x-neighbours", "L1 (float4) + registers"},
-    {"tiled_vec4_r32", launch_tiled_vec4<32, 4, 32, false, 3>, "+ 32 rows per thread: less re-reading of the 8 window rows",
-     "L1 (float4) + registers"},
-    {"tiled_vec4_r64", launch_tiled_vec4<32, 4, 64, false, 3>,
-     "+ 64 rows per thread: the 8 window rows re-read once per 64 (12.5% extra u reads, not 25%)",
-     "L1 (float4) + registers"},
-    {"tiled_vec4_r64_b64", launch_tiled_vec4<64, 2, 64, false, 3>,
-     "the same in 64 x 2 blocks: each warp-pair reads 1 KiB of a row", "L1 (float4) + registers"},
-    {"tiled_vec4_r128", launch_tiled_vec4<32, 4, 128, false, 3>,
-     "128 rows per thread (16 unrolled at a time): halo re-reads 6% of u", "L1 (float4) + registers"},
-    {"tiled_vec4_r32_regs", launch_tiled_vec4<32, 4, 32, false, 2>,
-     "tiled_vec4_r32 allowed more registers (2 blocks per SM): more loads in flight per thread",
-     "L1 (float4) + registers"},
-    {"wide_vec4", launch_tiled_vec4<256, 1, 32, false, 3>,
-     "+ 256 threads side by side: a block reads 4 KiB of each row, not 512 bytes of 8 rows", "L1 (float4) + registers"},
-    {"wide_vec4_prefetch", launch_tiled_vec4<256, 1, 32, true, 2>,
-     "+ the next row's u and u_prev loaded before this row's arithmetic: 2 rows in flight per warp",
-     "L1 (float4) + registers"},
-    {"wide_vec4_prefetch_r64", launch_tiled_vec4<128, 1, 64, true, 4>,
-     "+ 64 rows per thread in 128-thread blocks: 8 window rows re-read per 64, not per 32",
-     "L1 (float4) + registers"},
-    {"wide_vec4_prefetch_r128", launch_tiled_vec4<128, 1, 128, true, 4>,
-     "+ 128 rows per thread: the window rows re-read once per 128", "L1 (float4) + registers"},
-    {"wide_vec4_prefetch_r64_b256", launch_tiled_vec4<256, 1, 64, true, 2>,
-     "64 rows per thread with prefetch in 256-thread blocks", "L1 (float4) + registers"},
+    {"tiled_vec4_prefetch", launch_tiled_vec4<128, 1, 8, true, 5>,
+     "+ the next row's loads issued before this row's arithmetic; short strips, many blocks per SM (shape tuned)",
+     "L1 (float4) + registers", 1, nullptr, "tiled_vec4_prefetch", "128 threads, 8 rows, 5 blocks/SM"},
+    {"pipelined", launch_pipelined_default,
+     "+ cp.async into a ring of shared-memory rows: many rows in flight per block while it computes; shape tuned",
+     "cp.async ring + registers", 1, nullptr, "pipelined", "128 threads, ring 8, 64 rows"},
+    {"temporal_2", launch_pipelined_default,
+     "+ 2 time steps per pass over memory: the first step's rows stay on chip for the second (16 bytes per 2 steps)",
+     "cp.async ring + registers", 2, launch_temporal_2_default, "temporal_2", "128 threads, ring 8, 128 rows"},
+    {"temporal_3", launch_pipelined_default,
+     "+ 3 time steps per pass (16 bytes per 3 steps); each step recomputes a wider halo",
+     "cp.async ring + registers", 3, launch_temporal_3_default, "temporal_3", "128 threads, ring 8, 128 rows"},
+    {"temporal_4", launch_pipelined_default,
+     "+ 4 time steps per pass (16 bytes per 4 steps); four levels of registers per thread",
+     "cp.async ring + registers", 4, launch_temporal_4_default, "temporal_4", "128 threads, ring 8, 256 rows"},
 };
 // [variant_table]
+
+/// The tiled_vec4_prefetch family's shapes: threads side by side (BX float4 columns, one warp row), rows
+/// per thread, and the blocks per SM the register budget must allow (which caps registers per thread).
+/// The pipelined families are in src/pipelined.cu.
+constexpr Variant prefetch_candidates[] = {
+    {"wide_vec4_prefetch_r8_b128_m5", launch_tiled_vec4<128, 1, 8, true, 5>, "", "L1 (float4) + registers", 1, nullptr,
+     "tiled_vec4_prefetch", "128 threads, 8 rows, 5 blocks/SM"},
+    {"wide_vec4_prefetch_r64", launch_tiled_vec4<128, 1, 64, true, 4>, "", "L1 (float4) + registers", 1, nullptr,
+     "tiled_vec4_prefetch", "128 threads, 64 rows, 4 blocks/SM"},
+    {"wide_vec4_prefetch_r128", launch_tiled_vec4<128, 1, 128, true, 4>, "", "L1 (float4) + registers", 1, nullptr,
+     "tiled_vec4_prefetch", "128 threads, 128 rows, 4 blocks/SM"},
+    {"wide_vec4_prefetch", launch_tiled_vec4<256, 1, 32, true, 2>, "", "L1 (float4) + registers", 1, nullptr,
+     "tiled_vec4_prefetch", "256 threads, 32 rows, 2 blocks/SM"},
+    {"wide_vec4_prefetch_r64_b256", launch_tiled_vec4<256, 1, 64, true, 2>, "", "L1 (float4) + registers", 1, nullptr,
+     "tiled_vec4_prefetch", "256 threads, 64 rows, 2 blocks/SM"},
+    {"wide_vec4_prefetch_r16_b256", launch_tiled_vec4<256, 1, 16, true, 2>, "", "L1 (float4) + registers", 1, nullptr,
+     "tiled_vec4_prefetch", "256 threads, 16 rows, 2 blocks/SM"},
+    {"wide_vec4_prefetch_r8_b256", launch_tiled_vec4<256, 1, 8, true, 2>, "", "L1 (float4) + registers", 1, nullptr,
+     "tiled_vec4_prefetch", "256 threads, 8 rows, 2 blocks/SM"},
+    {"wide_vec4_prefetch_r8_b256_m3", launch_tiled_vec4<256, 1, 8, true, 3>, "", "L1 (float4) + registers", 1, nullptr,
+     "tiled_vec4_prefetch", "256 threads, 8 rows, 3 blocks/SM"},
+    {"wide_vec4_prefetch_r6_b256_m3", launch_tiled_vec4<256, 1, 6, true, 3>, "", "L1 (float4) + registers", 1, nullptr,
+     "tiled_vec4_prefetch", "256 threads, 6 rows, 3 blocks/SM"},
+    {"wide_vec4_prefetch_r8_b128_m3", launch_tiled_vec4<128, 1, 8, true, 3>, "", "L1 (float4) + registers", 1, nullptr,
+     "tiled_vec4_prefetch", "128 threads, 8 rows, 3 blocks/SM"},
+    {"wide_vec4_prefetch_r8_b128_m6", launch_tiled_vec4<128, 1, 8, true, 6>, "", "L1 (float4) + registers", 1, nullptr,
+     "tiled_vec4_prefetch", "128 threads, 8 rows, 6 blocks/SM"},
+    {"wide_vec4_prefetch_r6_b128_m5", launch_tiled_vec4<128, 1, 6, true, 5>, "", "L1 (float4) + registers", 1, nullptr,
+     "tiled_vec4_prefetch", "128 threads, 6 rows, 5 blocks/SM"},
+    {"wide_vec4_prefetch_r12_b128_m5", launch_tiled_vec4<128, 1, 12, true, 5>, "", "L1 (float4) + registers", 1, nullptr,
+     "tiled_vec4_prefetch", "128 threads, 12 rows, 5 blocks/SM"},
+    {"wide_vec4_prefetch_r8_b64_m10", launch_tiled_vec4<64, 1, 8, true, 10>, "", "L1 (float4) + registers", 1, nullptr,
+     "tiled_vec4_prefetch", "64 threads, 8 rows, 10 blocks/SM"},
+};
 
 }  // namespace
 
 std::span<const Variant> variants() { return variant_table; }
+
+std::span<const Variant> prefetch_tuning_candidates() { return prefetch_candidates; }
+
+std::vector<Variant> every_kernel() {
+  std::vector<Variant> all(std::begin(variant_table), std::end(variant_table));
+  all.insert(all.end(), std::begin(prefetch_candidates), std::end(prefetch_candidates));
+  for (const Variant& v : tuning_candidates()) all.push_back(v);
+  return all;
+}
+
+std::vector<Variant> candidates_of(const Variant& rung) {
+  std::vector<Variant> found;
+  const bool is_rung = std::any_of(std::begin(variant_table), std::end(variant_table),
+                                   [&](const Variant& v) { return std::string_view(v.name) == rung.name; });
+  if (rung.family == nullptr || !is_rung) return found;
+  for (const Variant& v : every_kernel())
+    if (v.family != nullptr && std::string_view(v.family) == rung.family &&
+        std::string_view(v.name) != rung.name)
+      found.push_back(v);
+  return found;
+}
 
 const Variant& find_variant(std::string_view name) {
   std::string names;
@@ -333,7 +381,12 @@ const Variant& find_variant(std::string_view name) {
     names += names.empty() ? "" : ", ";
     names += v.name;
   }
-  throw course::UsageError("unknown variant '" + std::string(name) + "' (choose from: " + names + ")");
+  for (const Variant& v : prefetch_candidates)
+    if (name == v.name) return v;
+  for (const Variant& v : tuning_candidates())
+    if (name == v.name) return v;
+  throw course::UsageError("unknown variant '" + std::string(name) + "' (choose from: " + names +
+                           ", or a --tune candidate)");
 }
 
 }  // namespace wave

@@ -34,7 +34,11 @@ bool run_in_process(const wave::Settings& s, course::RunReport& report) {
   wave::RunContext ctx = wave::open_devices(s, report);
   bool passed = true;
   switch (s.mode) {
-    case wave::Mode::ladder: passed = wave::run_ladder(ctx); break;
+    case wave::Mode::ladder:
+      if (s.tune) passed = wave::run_tune(ctx);
+      passed = wave::run_ladder(ctx) && passed;
+      break;
+    case wave::Mode::tune: passed = wave::run_tune(ctx); break;
     case wave::Mode::scaling: passed = wave::run_scaling(ctx); break;
     default: passed = wave::run_slabs(ctx);
   }
@@ -62,9 +66,10 @@ int run(int argc, char** argv) {
     passed = run_in_process(s, report);
   }
   if (!passed)
-    throw std::runtime_error(s.mode == wave::Mode::ladder
-                                 ? "a rung's field is NOT bitwise equal to the first rung's (the bitwise column says which)"
-                                 : "a decomposed run is NOT bitwise equal to the one-GPU run");
+    throw std::runtime_error(
+        s.mode == wave::Mode::ladder || s.mode == wave::Mode::tune
+            ? "a rung's (or shape's) field is NOT bitwise equal to the first one's (the bitwise column says which)"
+            : "a decomposed run is NOT bitwise equal to the one-GPU run");
   return course::exit_ok;
 }
 

@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "common/buffers.cuh"
+#include "common/check.cuh"
 #include "common/timing.cuh"
 
 namespace wave {
@@ -28,6 +30,8 @@ void record(course::Row& row, const Measurement& m, double ceiling_gbs) {
       .fixed({"Mcells/s", "mcells_per_s"}, gcells * 1e3, 0)
       .fixed({"GB/s", "gb_per_s"}, gbs, 0)
       .fixed({"% roofline", "roofline_pct"}, 100.0 * gbs / (ceiling_gbs * m.gpus), 1);
+  if (m.stream_gcells) row.fixed({"% ceiling", "ceiling_pct"}, 100.0 * gcells / (*m.stream_gcells * m.gpus), 1);
+  else row.json("ceiling_pct", nullptr);
   // Shown only where measured; the JSON row always has the key (null: not measured).
   if (m.efficiency) shown_as(row, "efficiency", "efficiency", course::format_fixed(100.0 * *m.efficiency, 1) + "%", *m.efficiency);
   else row.json("efficiency", nullptr);
@@ -40,6 +44,20 @@ double time_solver(SlabSolver& solver, int steps, course::TimingOptions timing) 
       [&] {
         solver.advance(steps);
         solver.synchronize();
+      },
+      timing);
+  return s.median / steps;
+}
+
+double time_stream_ceiling(int nx, int ny, int steps, course::TimingOptions timing) {
+  const std::size_t cells = static_cast<std::size_t>(nx) * static_cast<std::size_t>(ny);
+  course::DeviceBuffer<float> cur(cells), prev(cells);
+  cur.fill_bytes(0);
+  prev.fill_bytes(0);
+  const course::Stats s = course::time_host(
+      [&] {
+        for (int k = 0; k < steps; ++k) launch_stream_ceiling(cur.data(), prev.data(), cells, nullptr);
+        CUDA_CHECK(cudaDeviceSynchronize());
       },
       timing);
   return s.median / steps;

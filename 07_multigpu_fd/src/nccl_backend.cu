@@ -20,6 +20,7 @@
 #include "common/check.cuh"
 #include "common/errors.hpp"
 #include "decomposition.hpp"
+#include "measurement.hpp"
 #include "solver.cuh"
 
 namespace wave {
@@ -75,7 +76,7 @@ std::pair<int, int> rank_from_environment() {
   return {0, 1};
 }
 
-NcclRunResult run_nccl_rank(const Problem& p, const Variant& variant, bool overlap, int steps,
+NcclRunResult run_nccl_rank(const Problem& p, const Variant& rung, bool overlap, int steps,
                             course::TimingOptions timing, const std::string& id_file, bool check) {
   // NVLink SHARP (multicast) is not to be used on these machines: off unless the user says otherwise
   // is not enough, so force it off before NCCL reads its environment.
@@ -103,6 +104,8 @@ NcclRunResult run_nccl_rank(const Problem& p, const Variant& variant, bool overl
   const int local_rank = env_int("LOCAL_RANK", env_int("OMPI_COMM_WORLD_LOCAL_RANK", result.rank));
   result.device = local_rank % devices;
   CUDA_CHECK(cudaSetDevice(result.device));
+  // A tuned rung in the shape fastest on this rank's GPU (every shape computes the same bits).
+  const Variant variant = quick_tuned_variant(rung, p, result.device);
 
   ncclUniqueId id{};
 #if defined(COURSE_HAVE_MPI)

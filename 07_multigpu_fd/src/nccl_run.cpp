@@ -21,7 +21,7 @@ std::optional<bool> run_nccl(const Settings& s, course::RunReport& report) {
   const course::DeviceInfo info = course::query_device(r.device);
   course::print_device_header(report.info(), info);
   const double ceiling = course::measure_copy_bandwidth_gbs();
-  Measurement m{"nccl", variant.name, "nccl", p.nx, p.ny, r.world, r.world, s.overlap, r.ms_per_step, {}, {}};
+  Measurement m{"nccl", variant.name, "nccl", p.nx, p.ny, r.world, r.world, s.overlap, r.ms_per_step, {}, {}, {}};
   if (r.checked) m.bitwise = r.mismatches == 0;
   record(report.table("nccl").add_row(), m, ceiling);
   record_setup(s, report.results(), info, ceiling, course::usable_device_count());

@@ -24,7 +24,7 @@ struct RawOptions {
   int steps = 20;
   int gpus = 1;
   int slabs = 0;  // 0: one per GPU
-  bool no_overlap = false, ladder = false, scaling = false, check = false;
+  bool no_overlap = false, ladder = false, scaling = false, check = false, tune = false;
   std::string backend = "single";
   int launch = 0;
   std::string nccl_id_file;
@@ -40,6 +40,9 @@ void add_options(CLI::App& app, RawOptions& o) {
       ->description(std::string("kernels: with --ladder, the rows to run (default all); otherwise exactly one "
                                 "(default ") + default_variant + ")");
   app.add_flag("--ladder", o.ladder, "time every kernel of the ladder on one GPU");
+  app.add_flag("--tune", o.tune,
+               "time every shape of the tuned rungs on one GPU (the tune table) and use the fastest; "
+               "with --ladder, before the ladder");
   app.add_option("--gpus", o.gpus, "GPUs to use (devices --device …)")->check(CLI::Range(1, 1024))->capture_default_str();
   app.add_option("--slabs", o.slabs, "slabs along y (default: one per GPU; more share GPUs)")->check(CLI::Range(1, max_side));
   app.add_flag("--no-overlap", o.no_overlap, "compute all rows, then exchange (shows what overlap buys)");
@@ -83,11 +86,13 @@ Mode choose_mode(const CLI::App& app, const RawOptions& o) {
   }
   refuse(o.launch > 0, "--launch starts NCCL ranks: add --backend nccl");
   refuse(o.ladder && o.scaling, "--ladder and --scaling are two runs: give one of them");
-  if (o.ladder) {
-    refuse(o.gpus > 1 || o.slabs > 1, "--ladder runs on one GPU, one slab: drop --gpus/--slabs");
-    refuse(o.check || o.no_overlap, "--ladder times single-slab kernels: --check and --no-overlap do not apply");
-    refuse(given("--snapshot"), "--snapshot is for a single run, not --ladder");
-    return Mode::ladder;
+  refuse(o.tune && o.scaling, "--tune runs on one GPU, one slab: use it alone or with --ladder, not --scaling");
+  if (o.ladder || o.tune) {
+    const std::string flag = o.ladder ? "--ladder" : "--tune";
+    refuse(o.gpus > 1 || o.slabs > 1, flag + " runs on one GPU, one slab: drop --gpus/--slabs");
+    refuse(o.check || o.no_overlap, flag + " times single-slab kernels: --check and --no-overlap do not apply");
+    refuse(given("--snapshot"), "--snapshot is for a single run, not " + flag);
+    return o.ladder ? Mode::ladder : Mode::tune;
   }
   if (o.scaling) {
     refuse(given("--slabs"), "--scaling runs one slab per GPU: drop --slabs");
@@ -98,12 +103,35 @@ Mode choose_mode(const CLI::App& app, const RawOptions& o) {
   return Mode::run;
 }
 
+// The ladder's rungs by default; any rung or tuning candidate by name (in table order).
 std::vector<Variant> choose_variants(Mode mode, const std::vector<std::string>& names) {
-  const std::span<const Variant> all = variants();
-  if (mode == Mode::ladder) return course::select_variants(all, names);
+  const std::vector<Variant> all = every_kernel();
+  if (mode == Mode::ladder || mode == Mode::tune) {
+    if (names.empty()) {  // every rung; --tune: every tuned rung
+      std::vector<Variant> rungs;
+      for (const Variant& v : variants())
+        if (mode == Mode::ladder || v.family != nullptr) rungs.push_back(v);
+      return rungs;
+    }
+    return course::select_variants(std::span<const Variant>(all), names);
+  }
   refuse(names.size() > 1, "--variants: this run uses exactly one kernel, " + std::to_string(names.size()) +
                                " were given (a list selects rows of --ladder)");
-  return course::select_variants(all, names.empty() ? std::vector<std::string>{default_variant} : names);
+  return course::select_variants(std::span<const Variant>(all),
+                                 names.empty() ? std::vector<std::string>{default_variant} : names);
+}
+
+// A temporal rung advances the whole grid K steps per pass: one slab in one process.
+void check_temporal(const Settings& s) {
+  if (s.mode == Mode::tune)
+    for (const Variant& v : s.variants)
+      refuse(candidates_of(v).empty(), std::string("--tune --variants ") + v.name +
+                                           ": not a tuned rung, nothing to tune (tuned rungs: those with a shape column)");
+  if (s.mode == Mode::ladder || s.mode == Mode::tune) return;
+  const Variant& v = s.variants.front();
+  refuse(v.steps_per_pass > 1 && (s.slabs > 1 || s.mode != Mode::run),
+         std::string("--variants ") + v.name + " advances " + std::to_string(v.steps_per_pass) +
+             " steps per pass over one slab: run it with one slab, or choose a one-step rung");
 }
 
 // Sizes and numbers: the decomposition first (its message names slabs and rows), then the problem.
@@ -167,7 +195,9 @@ Settings parse_settings(int argc, char** argv) {
   s.slabs = o.slabs > 0 ? o.slabs : o.gpus;
   s.overlap = !o.no_overlap;
   s.check = o.check;
+  s.tune = o.tune;
   s.ranks = o.launch;
+  check_temporal(s);
   s.nccl_id_file = o.nccl_id_file;
   check_problem(s, o);
   refuse(s.mode == Mode::nccl_rank && s.nccl_id_file.empty() && nccl_needs_id_file(),

@@ -14,7 +14,8 @@ namespace wave {
 /// What one invocation does.
 enum class Mode {
   run,       ///< one configuration: slabs on GPUs of this process (optionally checked, snapshotted)
-  ladder,    ///< every selected kernel on one GPU, one slab
+  ladder,    ///< every selected kernel on one GPU, one slab (after the tune table with --tune)
+  tune,      ///< --tune alone: every shape of the tuned rungs on one GPU, one slab
   scaling,   ///< strong and weak scaling over 1 … --gpus GPUs, with and without overlap
   nccl_rank, ///< this process is one rank of the NCCL backend
   launch,    ///< start --launch local NCCL ranks of this program and wait for them
@@ -32,15 +33,16 @@ struct Settings {
   int slabs = 1;                  ///< resolved: one per GPU unless --slabs says otherwise
   bool overlap = true;
   bool check = false;
+  bool tune = false;              ///< time every candidate of the tuned rungs first (table "tune")
   int ranks = 0;                  ///< --launch: how many local ranks to start
   std::string nccl_id_file;
   std::string snapshot;
 };
 
-/// The kernel a run uses when --variants is not given, and the one the committed multi-GPU results were
-/// made with. It is among the fastest rungs of the committed H100 ladder, not necessarily the fastest (the
-/// lesson says by how much); it stays fixed so that new runs remain comparable with those results.
-inline constexpr const char* default_variant = "wide_vec4_prefetch_r64";
+/// The kernel a run uses when --variants is not given: the fastest one-step rung, in the shape a short
+/// search on the GPU at hand finds fastest (or --tune's choice). One step at a time, so that any number
+/// of slabs and GPUs can run it.
+inline constexpr const char* default_variant = "pipelined";
 
 /// The problem of weak scaling on `gpus` GPUs: `gpus` times the rows, the source back in the centre.
 /// Throws course::UsageError when the taller grid is not a valid problem.

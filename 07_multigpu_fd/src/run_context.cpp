@@ -24,7 +24,7 @@ std::vector<std::size_t> bytes_needed(const Settings& s) {
   const std::size_t whole_grid = slab_bytes(p.nx, p.ny);
   switch (s.mode) {
     case Mode::run: {
-      std::vector<std::size_t> bytes = device_bytes(p.nx, p.ny, s.slabs, s.gpus);
+      std::vector<std::size_t> bytes = device_bytes(p.nx, p.ny, s.slabs, s.gpus, buffers_for(s.variants.front()));
       if (s.check) bytes[0] += whole_grid;  // the one-slab reference runs while the slabs still exist
       at_least(bytes);
       break;
@@ -36,8 +36,12 @@ std::vector<std::size_t> bytes_needed(const Settings& s) {
         at_least(device_bytes(p.nx, p.ny * g, g, g));
       }
       break;
-    default:
-      at_least({whole_grid});
+    default: {
+      int buffers = 3;
+      for (const Variant& v : s.variants) buffers = std::max(buffers, buffers_for(v));
+      const std::size_t stream = 2 * sizeof(float) * static_cast<std::size_t>(p.nx) * static_cast<std::size_t>(p.ny);
+      at_least({std::max(slab_bytes(p.nx, p.ny, buffers), stream)});  // ladder, tune
+    }
   }
   return need;
 }
@@ -69,8 +73,18 @@ std::pair<Measurement, std::vector<float>> RunContext::measure(const std::string
   SlabSolver solver({p, slabs, gpus, overlap, &v, settings.common.device});
   add_peer_lines(solver.peer_report());
   Measurement m{table, v.name, "single", p.nx, p.ny, gpus, slabs, overlap,
-                time_solver(solver, settings.steps, settings.common.timing), {}, {}};
+                time_solver(solver, settings.steps, settings.common.timing), {}, {}, {}};
   return {m, keep_field ? solver.gather() : std::vector<float>{}};
+}
+
+double RunContext::stream_ceiling() {
+  if (!stream_gcells) {
+    course::NvtxRange range("stream_ceiling");
+    const Problem& p = settings.problem;
+    const double ms = time_stream_ceiling(p.nx, p.ny, settings.steps, settings.common.timing);
+    stream_gcells = static_cast<double>(p.nx) * p.ny / (ms * 1e6);
+  }
+  return *stream_gcells;
 }
 
 void require_any_device() {
@@ -100,7 +114,7 @@ RunContext open_devices(const Settings& s, course::RunReport& report) {
   check_memory(s);
 
   course::print_device_header(report.info(), info);
-  RunContext ctx{s, report, 0.0, {}, {}};
+  RunContext ctx{s, report, 0.0, {}, {}, {}, {}};
   ctx.ceiling_gbs = course::measure_copy_bandwidth_gbs();
   const Problem& p = s.problem;
   report.info() << "grid " << p.nx << " x " << p.ny << ", " << to_string(p.model) << " velocity, v_max·dt/h = "

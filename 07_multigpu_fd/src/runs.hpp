@@ -21,6 +21,16 @@ struct RunContext {
   double ceiling_gbs = 0;                ///< measured copy bandwidth of the first device (read + write)
   std::vector<std::string> peer_lines;   ///< one per neighbouring device pair, each once
   std::vector<std::string> notes;        ///< printed after the tables
+  std::vector<Variant> tuned;            ///< the shape chosen for each tuned rung so far (by name)
+  std::optional<double> stream_gcells;   ///< ladder and tune: the stream ceiling, Gcells/s
+
+  /// The stream ceiling of the first device for this grid, in Gcells/s: measured on first use (with
+  /// --steps, --warmup, --reps, as the rungs), then kept.
+  double stream_ceiling();
+
+  /// `rung` in the shape --tune chose for it, or else the fastest of its candidates in a short search on
+  /// this problem (tuned_variant); a rung of fixed shape as it is. Noted once per rung.
+  Variant resolve(const Variant& rung);
 
   /// Adds the solver's peer-access lines not seen yet.
   void add_peer_lines(const std::vector<std::string>& lines);
@@ -48,6 +58,11 @@ void record_setup(const Settings& s, course::ResultsFile& results, const course:
 /// the roofline. Every rung after the first is compared bit for bit with the first rung's field (all
 /// rungs do the same arithmetic); returns whether every one was equal.
 bool run_ladder(RunContext& ctx);
+
+/// Every candidate of every tuned rung among --variants (table "tune"), full timing, each checked bit
+/// for bit against its rung's first candidate; the fastest becomes the rung's shape for the rest of
+/// the process (ctx.tuned). Returns whether every check held.
+bool run_tune(RunContext& ctx);
 
 /// Strong scaling (the same grid on 1 … gpus GPUs, each checked bit for bit against one GPU) and weak
 /// scaling (ny × g rows on g GPUs), with and without overlap (tables "strong" and "weak"). Returns

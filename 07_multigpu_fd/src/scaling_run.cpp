@@ -5,7 +5,7 @@ namespace wave {
 
 bool run_scaling(RunContext& ctx) {
   const Settings& s = ctx.settings;
-  const Variant& variant = s.variants.front();
+  const Variant variant = ctx.resolve(s.variants.front());
   const Problem& p = s.problem;
   course::RowTable& strong = ctx.report.table("strong");
   course::RowTable& weak = ctx.report.table("weak");

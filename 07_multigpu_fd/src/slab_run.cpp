@@ -25,11 +25,11 @@ void write_snapshots(RunContext& ctx, const std::vector<float>& field, int steps
 bool run_slabs(RunContext& ctx) {
   const Settings& s = ctx.settings;
   const Problem& p = s.problem;
-  const Variant& variant = s.variants.front();
+  const Variant variant = ctx.resolve(s.variants.front());
   SlabSolver solver({p, s.slabs, s.gpus, s.overlap, &variant, s.common.device});
   ctx.add_peer_lines(solver.peer_report());
   Measurement m{"run", variant.name, "single", p.nx, p.ny, s.gpus, s.slabs, s.overlap,
-                time_solver(solver, s.steps, s.common.timing), {}, {}};
+                time_solver(solver, s.steps, s.common.timing), {}, {}, {}};
   std::vector<float> field;
   if (s.check || !s.snapshot.empty()) field = solver.gather();
   if (s.check)

@@ -13,7 +13,9 @@ int make_current(int device) {
 }
 }  // namespace
 
-Slab::Slab(const Problem& p, int device, RowRange global_rows, int high_priority)
+int buffers_for(const Variant& v) { return std::max(3, v.steps_per_pass + 2); }
+
+Slab::Slab(const Problem& p, int device, RowRange global_rows, int high_priority, int buffers)
     : device_(make_current(device)),
       global_rows_(global_rows),
       layout_(SlabLayout::make(p.nx, global_rows.size())),
@@ -21,6 +23,7 @@ Slab::Slab(const Problem& p, int device, RowRange global_rows, int high_priority
       source_y_(p.source_y >= global_rows.begin && p.source_y < global_rows.end ? p.source_y - global_rows.begin : -1),
       halo_stream_(cudaStreamNonBlocking, high_priority),
       interior_stream_(cudaStreamNonBlocking, 0) {
+  buffers_.resize(static_cast<std::size_t>(buffers));
   for (auto& b : buffers_) {
     b = course::DeviceBuffer<float>(layout_.elements());
     b.fill_bytes(0);  // at rest, and the margins and edge ghost rows are the rigid wall
@@ -64,7 +67,8 @@ StepArgs Slab::step_args(const Problem& p, int n, RowRange rows) {
 
 void Slab::download(int n, float* out) const {
   CUDA_CHECK(cudaSetDevice(device_));
-  const float* src = buffers_[static_cast<std::size_t>((n + 1) % 3)].data() + layout_.index(0, 0);
+  const float* src = buffers_[static_cast<std::size_t>((n + 1) % static_cast<int>(buffers_.size()))].data() +
+                     layout_.index(0, 0);
   CUDA_CHECK(cudaMemcpy2D(out, sizeof(float) * static_cast<std::size_t>(layout_.nx), src,
                           sizeof(float) * static_cast<std::size_t>(layout_.pitch),
                           sizeof(float) * static_cast<std::size_t>(layout_.nx),
@@ -75,9 +79,12 @@ void Slab::poison_next(int n, bool ghosts_above, bool ghosts_below) {
   CUDA_CHECK(cudaSetDevice(device_));
   const int first = ghosts_above ? -halo : 0;
   const int last = layout_.rows + (ghosts_below ? halo : 0);
-  float* next = field(n, +1) + layout_.index(0, first);
-  CUDA_CHECK(cudaMemset2D(next, sizeof(float) * static_cast<std::size_t>(layout_.pitch), 0xFF,
-                          sizeof(float) * static_cast<std::size_t>(layout_.nx), static_cast<std::size_t>(last - first)));
+  // Every buffer but u_prev and u: a temporal pass writes the ones K − 1 and K steps ahead.
+  for (int offset = 1; offset + 1 < static_cast<int>(buffers_.size()); ++offset) {
+    float* next = field(n, offset) + layout_.index(0, first);
+    CUDA_CHECK(cudaMemset2D(next, sizeof(float) * static_cast<std::size_t>(layout_.pitch), 0xFF,
+                            sizeof(float) * static_cast<std::size_t>(layout_.nx), static_cast<std::size_t>(last - first)));
+  }
   CUDA_CHECK(cudaDeviceSynchronize());
 }
 
@@ -100,6 +107,9 @@ SlabSolver::SlabSolver(const SolverConfig& config) : config_(config) {
   const Problem& p = config_.problem;
   validate_decomposition(p.ny, config_.slabs);
   if (config_.variant == nullptr) throw course::UsageError("no kernel variant chosen");
+  if (config_.variant->steps_per_pass > 1 && config_.slabs > 1)
+    throw course::UsageError(std::string(config_.variant->name) +
+                             " advances several steps per pass on one slab; a decomposed run needs a one-step rung");
   int present = 0;
   CUDA_CHECK(cudaGetDeviceCount(&present));
   if (config_.devices < 1 || config_.first_device < 0 || config_.first_device + config_.devices > present)
@@ -113,7 +123,8 @@ SlabSolver::SlabSolver(const SolverConfig& config) : config_(config) {
     CUDA_CHECK(cudaSetDevice(device));
     int least = 0, greatest = 0;  // "greatest" priority is the numerically smallest
     CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-    slabs_.push_back(std::make_unique<Slab>(p, device, slab_rows(p.ny, config_.slabs, s), greatest));
+    slabs_.push_back(std::make_unique<Slab>(p, device, slab_rows(p.ny, config_.slabs, s), greatest,
+                                            buffers_for(*config_.variant)));
   }
   copies_ = halo_copies(p.ny, config_.slabs);
   for (int d = 0; d + 1 < config_.devices; ++d)
@@ -124,7 +135,11 @@ SlabSolver::SlabSolver(const SolverConfig& config) : config_(config) {
 void SlabSolver::advance(int steps) {
   const Problem& p = config_.problem;
   const int count = static_cast<int>(slabs_.size());
-  for (int k = 0; k < steps; ++k) {
+  const int per_pass = config_.variant->steps_per_pass;
+  int k = 0;
+  if (per_pass > 1)
+    for (; k + per_pass <= steps; k += per_pass) advance_pass(steps_done_ + k);
+  for (; k < steps; ++k) {
     const int n = steps_done_ + k;
     // Phase 1: every wait of step n, before any event of step n is recorded, so each wait refers to
     // step n − 1. The halo stream needs the neighbours' rows (their halo_done: copies into our ghost rows
@@ -170,6 +185,26 @@ void SlabSolver::advance(int steps) {
   steps_done_ += steps;
 }
 // [step_loop]
+
+// [temporal_pass]
+void SlabSolver::advance_pass(int n) {
+  const Problem& p = config_.problem;
+  Slab& slab = *slabs_.front();  // one slab: the constructor refuses more
+  const int per_pass = config_.variant->steps_per_pass;
+  CUDA_CHECK(cudaSetDevice(slab.device()));
+  StepArgs args = slab.step_args(p, n, {0, slab.layout().rows});
+  args.next = slab.field(n, per_pass);  // u after n + K steps
+  PassTargets targets;
+  targets.next_prev = slab.field(n, per_pass - 1);
+  for (int s = 0; s < per_pass; ++s) targets.sources[s] = source_value(p, n + s);
+  // After whatever ran before on either stream (a one-step remainder may have used both), and before
+  // whatever runs next on either.
+  CUDA_CHECK(cudaStreamWaitEvent(slab.halo_stream(), slab.interior_done()));
+  config_.variant->pass(args, targets, slab.halo_stream());
+  CUDA_CHECK(cudaEventRecord(slab.halo_done(), slab.halo_stream()));
+  CUDA_CHECK(cudaEventRecord(slab.interior_done(), slab.halo_stream()));
+}
+// [temporal_pass]
 
 void SlabSolver::synchronize() const {
   for (const auto& slab : slabs_) {

@@ -16,12 +16,16 @@
 
 namespace wave {
 
-/// One slab's memory and streams on its device: three wavefield buffers (rotated every step), its
+/// How many wavefield buffers a slab of rung `v` rotates: three (u_prev, u, u_next), or K + 2 for a
+/// temporal rung (a pass reads two and writes two others, u after K − 1 and K steps).
+int buffers_for(const Variant& v);
+
+/// One slab's memory and streams on its device: its wavefield buffers (rotated every step), its
 /// slices of the coefficient arrays, and the two streams with their events.
 class Slab {
  public:
   /// Allocates on `device` (made current) and uploads the coefficients; the fields start at rest (0).
-  Slab(const Problem& p, int device, RowRange global_rows, int high_priority);
+  Slab(const Problem& p, int device, RowRange global_rows, int high_priority, int buffers = 3);
   ~Slab();
   Slab(const Slab&) = delete;
   Slab& operator=(const Slab&) = delete;
@@ -30,7 +34,10 @@ class Slab {
   const SlabLayout& layout() const { return layout_; }
   RowRange global_rows() const { return global_rows_; }
   /// Buffer holding u at step `n` + `offset` (offset −1: u_prev, 0: u, +1: u_next of step n).
-  float* field(int n, int offset) { return buffers_[static_cast<std::size_t>(((n + offset + 1) % 3 + 3) % 3)].data(); }
+  float* field(int n, int offset) {
+    const int count = static_cast<int>(buffers_.size());
+    return buffers_[static_cast<std::size_t>(((n + offset + 1) % count + count) % count)].data();
+  }
   /// The arguments of step `n` for local rows `rows`.
   StepArgs step_args(const Problem& p, int n, RowRange rows);
 
@@ -42,7 +49,8 @@ class Slab {
   /// Copies u after `n` steps (nx × rows, compact) to `out` (synchronous).
   void download(int n, float* out) const;
   /// Fills the cells step `n` must write — its own cells and the ghost rows a neighbour fills — of the
-  /// u_next buffer with 0xFF bytes (NaN), so that a cell no kernel or copy writes shows up (synchronous).
+  /// u_next buffer (of every buffer but u_prev and u, for a temporal rung) with 0xFF bytes (NaN), so
+  /// that a cell no kernel or copy writes shows up (synchronous).
   void poison_next(int n, bool ghosts_above, bool ghosts_below);
 
  private:
@@ -50,7 +58,7 @@ class Slab {
   RowRange global_rows_;
   SlabLayout layout_;
   int source_x_, source_y_;  // local; source_y_ = −1 when the source is in another slab
-  course::DeviceBuffer<float> buffers_[3];
+  std::vector<course::DeviceBuffer<float>> buffers_;
   course::DeviceBuffer<float> courant2_, damp_x_, damp_y_;
   course::Stream halo_stream_, interior_stream_;
   course::Event halo_done_{cudaEventDisableTiming}, interior_done_{cudaEventDisableTiming};
@@ -70,7 +78,8 @@ struct SolverConfig {
 class SlabSolver {
  public:
   explicit SlabSolver(const SolverConfig& config);
-  /// Enqueues `steps` steps on every slab's streams (asynchronous).
+  /// Enqueues `steps` steps on every slab's streams (asynchronous). A temporal rung takes them K at a
+  /// time, and any left over one at a time with the same arithmetic.
   void advance(int steps);
   /// Waits for every slab's streams.
   void synchronize() const;
@@ -88,6 +97,9 @@ class SlabSolver {
   std::vector<HaloCopy> copies_;
   std::vector<std::string> peer_report_;
   int steps_done_ = 0;
+
+  /// One pass of a temporal rung: steps n … n + K − 1 of the one slab.
+  void advance_pass(int n);
 };
 
 /// Turns on peer access between `a` and `b` in both directions when the hardware allows it; returns a

@@ -75,6 +75,55 @@ TEST_CASE("--variants: a list selects ladder rows in table order; any other run 
   CHECK(refusal({"--variants", "naive_global,tiled_vec4"}).find("exactly one") != std::string::npos);
   CHECK(refusal({"--variants", "fastest"}).find("no such variant") != std::string::npos);
   CHECK(refusal({"--ladder", "--variants", "naive_global,,tiled_vec4"}).find("empty item") != std::string::npos);
+  // A tuning candidate by name: for a run, or beside the rungs of a ladder.
+  CHECK(names(parse({"--variants", "pipelined_b256_s8_r64"}).variants) ==
+        std::vector<std::string>{"pipelined_b256_s8_r64"});
+  CHECK(names(parse({"--ladder", "--variants", "temporal_2_b256_s8_r128,tiled_vec4"}).variants) ==
+        std::vector<std::string>{"tiled_vec4", "temporal_2_b256_s8_r128"});
+}
+
+TEST_CASE("--tune: alone or before the ladder, one GPU, tuned rungs only; temporal rungs on one slab") {
+  CHECK(parse({"--tune"}).mode == Mode::tune);
+  const std::vector<Variant> tuned = parse({"--tune"}).variants;
+  CHECK(tuned.size() >= 4);  // tiled_vec4_prefetch, pipelined, temporal_2, temporal_3
+  for (const Variant& v : tuned) CHECK(v.family != nullptr);
+  CHECK(parse({"--ladder", "--tune"}).mode == Mode::ladder);
+  CHECK(parse({"--ladder", "--tune"}).tune);
+  CHECK_FALSE(parse({"--ladder"}).tune);
+  CHECK(names(parse({"--tune", "--variants", "pipelined"}).variants) == std::vector<std::string>{"pipelined"});
+  CHECK(refusal({"--tune", "--variants", "naive_global"}).find("nothing to tune") != std::string::npos);
+  CHECK(refusal({"--tune", "--variants", "pipelined_b256_s8_r64"}).find("nothing to tune") != std::string::npos);
+  CHECK(candidates_of(find_variant("pipelined_b256_s8_r64")).empty());  // a named shape is that shape
+  CHECK(refusal({"--tune", "--scaling", "--gpus", "2"}).find("--tune") != std::string::npos);
+  CHECK(refusal({"--tune", "--gpus", "2"}).find("--tune runs on one GPU") != std::string::npos);
+  CHECK(refusal({"--tune", "--check"}).find("--check") != std::string::npos);
+  CHECK(parse({"--variants", "temporal_2"}).variants.front().steps_per_pass == 2);
+  CHECK(refusal({"--variants", "temporal_2", "--slabs", "2"}).find("one slab") != std::string::npos);
+  CHECK(refusal({"--variants", "temporal_3", "--scaling", "--gpus", "2"}).find("one slab") != std::string::npos);
+  // The default is tuned on the GPU at hand: a rung with candidates, one step per pass (any decomposition).
+  const Variant& fallback = find_variant(default_variant);
+  CHECK(fallback.family != nullptr);
+  CHECK(fallback.steps_per_pass == 1);
+  CHECK(candidates_of(fallback).size() >= 4);
+}
+
+TEST_CASE("every tuned rung's candidates share its family and its steps per pass; no candidate is a rung") {
+  std::set<std::string> seen;
+  for (const Variant& v : every_kernel()) CHECK(seen.insert(v.name).second);  // names unique
+  for (const Variant& rung : variants()) {
+    if (rung.family == nullptr) continue;
+    const std::vector<Variant> candidates = candidates_of(rung);
+    INFO(rung.name);
+    REQUIRE(!candidates.empty());
+    bool default_is_a_candidate = false;
+    for (const Variant& c : candidates) {
+      CHECK(c.steps_per_pass == rung.steps_per_pass);
+      CHECK((c.pass != nullptr) == (rung.pass != nullptr));
+      CHECK(c.shape != nullptr);
+      default_is_a_candidate = default_is_a_candidate || std::string(c.shape) == rung.shape;
+    }
+    CHECK(default_is_a_candidate);  // the shape before tuning is one the search times
+  }
 }
 
 TEST_CASE("modes: options that would be ignored are refused") {
@@ -102,7 +151,7 @@ TEST_CASE("--snapshot is checked before the run: empty, a folder, or an impossib
 }
 
 TEST_CASE("a recorded row carries exactly the keys the lesson's tables read, typed") {
-  Measurement m{"strong", "tiled_vec4", "single", 16384, 16384, 2, 2, true, 0.5, true, 0.99};
+  Measurement m{"strong", "tiled_vec4", "single", 16384, 16384, 2, 2, true, 0.5, true, 0.99, 250.0};
   course::RowTable table;
   record(table.add_row(), m, 3000.0);
   const nlohmann::json row = table.rows().front().to_json();
@@ -110,23 +159,26 @@ TEST_CASE("a recorded row carries exactly the keys the lesson's tables read, typ
   for (const auto& [key, value] : row.items()) keys.insert(key);
   CHECK(keys == std::set<std::string>{"table", "variant", "backend", "nx", "ny", "gpus", "slabs", "overlap",
                                       "ms_per_step", "gcells_per_s", "mcells_per_s", "gb_per_s", "roofline_pct",
-                                      "bitwise_equal", "efficiency"});
+                                      "ceiling_pct", "bitwise_equal", "efficiency"});
   CHECK(row["overlap"] == true);
   CHECK(row["bitwise_equal"] == true);
   CHECK(row["efficiency"].get<double>() == doctest::Approx(0.99));
   CHECK(row["gcells_per_s"].get<double>() == doctest::Approx(16384.0 * 16384 / 0.5e6));
   CHECK(row["roofline_pct"].get<double>() == doctest::Approx(100.0 * row["gb_per_s"].get<double>() / 6000.0));
+  // The stream ceiling is per GPU too: 2 GPUs at 250 Gcells/s each.
+  CHECK(row["ceiling_pct"].get<double>() == doctest::Approx(100.0 * row["gcells_per_s"].get<double>() / 500.0));
   const course::Table shown = table.to_table();
   CHECK(table.rows().front().shown("overlap") == "yes");
   CHECK(table.rows().front().shown("efficiency") == "99.0%");
   CHECK(table.rows().front().shown("bitwise") == "equal");
   CHECK(shown.row_count() == 1);
 
-  Measurement unchecked{"run", "tiled_vec4", "single", 64, 64, 1, 1, false, 0.01, {}, {}};
+  Measurement unchecked{"run", "tiled_vec4", "single", 64, 64, 1, 1, false, 0.01, {}, {}, {}};
   course::RowTable plain;
   record(plain.add_row(), unchecked, 3000.0);
   CHECK(plain.rows().front().to_json()["bitwise_equal"].is_null());
   CHECK(plain.rows().front().to_json()["efficiency"].is_null());
+  CHECK(plain.rows().front().to_json()["ceiling_pct"].is_null());
   CHECK(plain.rows().front().shown("bitwise").empty());  // no column for what was not measured
 }
 

@@ -8,11 +8,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "common/buffers.cuh"
 #include "common/check.cuh"
 #include "common/device.cuh"
+#include "common/errors.hpp"
 #include "decomposition_checks.hpp"
 #include "gpu_harness.cuh"
 
@@ -72,6 +75,79 @@ TEST_SUITE("gpu") {
         CHECK(d.max_abs <= 1e-4 * d.peak);
         CHECK(d.cells == 0);
       }
+    }
+  }
+
+  TEST_CASE("every tuning candidate matches the CPU reference, with steps left over after whole passes") {
+    // 61 steps: not a multiple of 2, 3 or 4, so every temporal rung also runs one-step remainders. Sources
+    // on the edges of the candidates' block strips (504 or 496 columns, 32 … 256 rows) and sizes
+    // around them.
+    struct Case {
+      int nx, ny, sponge;
+      VelocityModel model;
+      int source_x, source_y;
+    };
+    for (const Case c : {Case{1, 1, 0, VelocityModel::constant, 0, 0}, Case{7, 33, 3, VelocityModel::layered, 6, 32},
+                         Case{1030, 140, 12, VelocityModel::layered, 504, 64},
+                         Case{1001, 301, 20, VelocityModel::layered, 496, 256},
+                         Case{509, 129, 0, VelocityModel::constant, 251, 128}}) {
+      Problem q = make_problem(c.nx, c.ny, c.model, c.sponge);
+      q.source_x = c.source_x;
+      q.source_y = c.source_y;
+      const Problem p = resolve(q);
+      const int steps = 61;
+      const auto expected = cpu_simulate(p, steps);
+      for (const Variant& v : every_kernel()) {
+        if (v.family == nullptr) continue;  // the rungs of fixed shape: the case above
+        const Difference d = compare(gpu_run(p, v, 1, false, steps), expected);
+        INFO(v.name << " on " << c.nx << " x " << c.ny << ", source (" << c.source_x << ", " << c.source_y
+                    << "): " << d.cells << " cells differ, max |diff| " << d.max_abs << ", peak " << d.peak);
+        CHECK(d.peak > 0);
+        CHECK(d.cells == 0);
+      }
+    }
+  }
+
+  TEST_CASE("a temporal rung gives the same bits however the steps are grouped into advance calls") {
+    const Problem p = make_problem(300, 211, VelocityModel::layered, 16);
+    const auto expected = cpu_simulate(p, 40);
+    for (const char* name : {"temporal_2", "temporal_3"}) {
+      const Variant& v = find_variant(name);
+      SlabSolver solver({p, 1, 1, true, &v, 0});
+      for (const int chunk : {1, 5, 2, 7, 3, 11, 4, 6, 1}) solver.advance(chunk);  // 40 steps
+      REQUIRE(solver.steps_done() == 40);
+      const Difference d = compare(solver.gather(), expected);
+      INFO(name << ": " << d.cells << " cells differ");
+      CHECK(d.cells == 0);
+    }
+  }
+
+  TEST_CASE("a temporal rung refuses a decomposed run") {
+    const Problem p = make_problem(64, 64, VelocityModel::constant, 0);
+    CHECK_THROWS_AS(SlabSolver({p, 2, 1, true, &find_variant("temporal_2"), 0}), course::UsageError);
+  }
+
+  TEST_CASE("the stream ceiling kernel computes 2 cur - prev on every cell, and no other") {
+    for (const std::size_t cells : {std::size_t{1}, std::size_t{31}, std::size_t{33}, std::size_t{4099}, std::size_t{1} << 20}) {
+      std::vector<float> cur(cells + 8), prev(cells + 8);
+      std::mt19937 rng(static_cast<unsigned>(cells));
+      std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+      for (auto& x : cur) x = dist(rng);
+      for (auto& x : prev) x = dist(rng);
+      course::DeviceBuffer<float> d_cur(cur.size()), d_prev(prev.size());
+      d_cur.upload(cur);
+      d_prev.upload(prev);
+      launch_stream_ceiling(d_cur.data(), d_prev.data(), cells, nullptr);
+      CUDA_CHECK(cudaDeviceSynchronize());
+      std::vector<float> got(prev.size());
+      d_prev.download(std::span<float>(got));
+      long long wrong = 0;
+      for (std::size_t i = 0; i < got.size(); ++i) {
+        const float want = i < cells ? 2.0f * cur[i] - prev[i] : prev[i];  // past the end: untouched
+        wrong += std::memcmp(&got[i], &want, sizeof(float)) != 0;
+      }
+      INFO(cells << " cells: " << wrong << " wrong");
+      CHECK(wrong == 0);
     }
   }
 
