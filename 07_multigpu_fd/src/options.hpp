@@ -42,7 +42,7 @@ struct Settings {
 /// The kernel a run uses when --variants is not given: the fastest one-step rung, in the shape a short
 /// search on the GPU at hand finds fastest (or --tune's choice). One step at a time, so that any number
 /// of slabs and GPUs can run it.
-inline constexpr const char* default_variant = "pipelined";
+inline constexpr const char* default_variant = "tiled_vec4_prefetch";
 
 /// The problem of weak scaling on `gpus` GPUs: `gpus` times the rows, the source back in the centre.
 /// Throws course::UsageError when the taller grid is not a valid problem.
