@@ -28,8 +28,8 @@ run_chapter() {
 
 run_chapter 03_reduce_divergence reduce_divergence 2^24,2^28
 run_chapter 04_reduce_interleaved reduce_interleaved 2^24,2^28
-# 30 runs per median: at 2^10 a run is a few microseconds, and 05 compares its fastest rung with CUB there.
-run_chapter 05_reduce_unroll reduce_unroll 2^10,2^12,2^14,2^16,2^18,2^20,2^22,2^24,2^26,2^28,2^30 --reps 30
+# 100 runs per median: at 2^10 a run is a few microseconds, and 05 compares its fastest rung with CUB there.
+run_chapter 05_reduce_unroll reduce_unroll 2^10,2^12,2^14,2^16,2^18,2^20,2^22,2^24,2^26,2^28,2^30 --reps 100
 
 profile="$root/05_reduce_unroll/profile.sh"
 if [ ! -f "$profile" ]; then

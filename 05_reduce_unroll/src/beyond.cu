@@ -180,8 +180,12 @@ LaunchShape persistent_shape(std::size_t n, unsigned block, int sm_count) {
   const std::size_t resident = static_cast<std::size_t>(std::max(sm_count, 1)) * std::max(per_sm, 1);
   const std::size_t needed = ceil_div(n, std::size_t{4} * block);
   // One block when its first trip (kLoads vectors per thread) covers the array: a single-pass kernel
-  // then writes the total itself, with no partials and no ticket (what CUB's single-tile path does).
-  if (kSinglePass && needed <= static_cast<std::size_t>(kLoads)) return {1, block};
+  // then writes the total itself, with no partials and no ticket (what CUB's single-tile path does), and
+  // the block is only as large as that trip needs (whole warps): fewer warps to sum at the end.
+  if (kSinglePass && needed <= static_cast<std::size_t>(kLoads)) {
+    const std::size_t threads = ceil_div(n, std::size_t{4} * kLoads);
+    return {1, static_cast<unsigned>(std::min<std::size_t>(block, std::max<std::size_t>(32, ceil_div(threads, 32) * 32)))};
+  }
   return {static_cast<unsigned>(std::max<std::size_t>(1, std::min(resident, needed))), block};
 }
 // [persistent_shape]
@@ -189,7 +193,8 @@ LaunchShape persistent_shape(std::size_t n, unsigned block, int sm_count) {
 // [beyond_variants]
 constexpr const char* persistent_grid = "min(SMs * resident blocks/SM, ceil(n / (4*block)))";
 constexpr const char* single_pass_grid =
-    "min(SMs * resident blocks/SM, ceil(n / (4*block))); 1 where n <= 4*block*loads";
+    "min(SMs * resident blocks/SM, ceil(n / (4*block))); 1 block of ceil(n / (4*loads)) threads (whole warps) "
+    "where n <= 4*block*loads";
 const Variant beyond_table[] = {
     {"shuffle_unroll8", "warp shuffles replace the shared tree: one barrier per block",
      "(past the book; NVIDIA sample reduce6/7 idea)", "ceil(n / (8*block))", eight_per_thread,

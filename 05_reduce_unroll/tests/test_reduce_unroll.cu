@@ -91,11 +91,19 @@ TEST_SUITE("gpu") {
       CHECK(big.grid >= static_cast<unsigned>(sm_count));
       CHECK(big.grid <= static_cast<unsigned>(sm_count) * 2048u / big.block);
       CHECK(v.shape(1, 512, sm_count).grid == 1);
-      // One block exactly while one trip of it covers the array (4 ints per vector, at most 8 vectors per
-      // thread per trip), and more than one past that.
-      const unsigned b = v.shape(1, 512, sm_count).block;
-      CHECK(v.shape(std::size_t{4} * b * 4, 512, sm_count).grid == 1);
-      CHECK(v.shape(std::size_t{4} * b * 8 + 1, 512, sm_count).grid > 1);
+      // One block exactly while one trip of a full block covers the array (4 ints per vector, 4 or 8
+      // vectors per thread per trip), more than one past that; the one block has whole warps, at least
+      // one per 4·8 ints, never more threads than a full block.
+      const unsigned full = big.block;
+      CHECK(v.shape(std::size_t{4} * full * 4, 512, sm_count).grid == 1);
+      CHECK(v.shape(std::size_t{4} * full * 8 + 1, 512, sm_count).grid > 1);
+      for (const std::size_t n : {std::size_t{1}, std::size_t{31}, std::size_t{1024}, std::size_t{4} * full * 4}) {
+        const LaunchShape s = v.shape(n, 512, sm_count);
+        INFO(v.name << " n=" << n);
+        CHECK(s.block % 32 == 0);
+        CHECK(s.block <= full);
+        CHECK(std::size_t{4} * 8 * s.block >= n);
+      }
     }
   }
 }
