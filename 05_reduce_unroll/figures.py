@@ -94,6 +94,10 @@ def compute(doc: dict, profile: dict | None, slug: str) -> dict[str, str]:
         "level_sizes": ladder.size_span(by_verdict["level"]),
         "behind_sizes": ladder.size_span(by_verdict["behind"]),
         "ahead_range": f"{min(ratios):.2f}× to {max(ratios):.2f}×" if ratios else "nowhere",
+        "sweep_span": ladder.size_span([c["n"] for c in compared]),
+        # Our fastest rung's median against CUB's median, size by size (no spread allowance).
+        "fastest_slower_sizes": ladder.size_list([c["n"] for c in compared
+                                                  if c["fastest"]["time_ms"] > c["library"]["time_ms"]]),
         "largest": ladder.size_label(last["n"]),
         "fastest_largest": f"`{fastest['kernel']}` ({launches})",
         "largest_margin": f"{100 * abs(cub['time_ms'] / fastest['time_ms'] - 1):.1f} %",
@@ -232,7 +236,8 @@ KEY_VALUES = ["key_runs", "first_half", "half_pct_2_24", "before_half_2_24", "ha
               "single_pass_solution_ratio", "single_pass_solution_points"]
 
 values = ladder.chapter_values(
-    ["device", "ahead_sizes", "level_sizes", "behind_sizes", "ahead_range", "fastest_largest", "largest",
+    ["device", "ahead_sizes", "level_sizes", "behind_sizes", "ahead_range", "sweep_span", "fastest_slower_sizes",
+     "fastest_largest", "largest",
      "largest_margin", "largest_cub_spread", "single_2_24_us", "unroll8_pct_largest", "copy_tbs", "l2_mib",
      "cub_grid", "cub_block", "cub_per_sm", "sm_count", "no_branch_kernels", "sp_gst_formula", "sp_gst_model",
      "sp_gst", "cub_sectors", "cub_fit", "unroll_sectors", "gst_most"] + KEY_VALUES, compute)

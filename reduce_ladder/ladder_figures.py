@@ -238,9 +238,21 @@ def versus_library(doc: dict) -> list[dict]:
     return out
 
 
-def size_span(sizes: list[int]) -> str:
-    """2^16, 2^18, 2^20 -> "2^16 to 2^20"; one size -> "2^16"; two -> "2^16 and 2^18"."""
+def size_list(sizes: list[int]) -> str:
+    """Every size, in order: "2^10, 2^14 and 2^30"; none -> "no size"."""
     labels = [size_label(n) for n in sorted(sizes)]
+    if not labels:
+        return "no size"
+    return labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
+
+
+def size_span(sizes: list[int]) -> str:
+    """2^16, 2^18, 2^20 -> "2^16 to 2^20"; one size -> "2^16"; two -> "2^16 and 2^18"; sizes that are not
+    one even run (2^10, 2^28, 2^30) -> size_list's "2^10, 2^28 and 2^30"."""
+    ordered = sorted(sizes)
+    if len(ordered) > 2 and len({b // a for a, b in zip(ordered, ordered[1:])}) > 1:
+        return size_list(ordered)
+    labels = [size_label(n) for n in ordered]
     if not labels:
         return "no size"
     if len(labels) == 1:

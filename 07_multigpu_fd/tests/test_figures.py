@@ -29,7 +29,7 @@ def split(doc):
         return out
 
     rows = doc.get("rows", [])
-    main = part(r for r in rows if r["table"] in ("ladder", "strong", "weak"))
+    main = part(r for r in rows if r["table"] in ("ladder", "tune", "strong", "weak"))
     snapshots = list(doc.get("extra", {}).get("snapshots", []))
     siblings = {}
     for r in (r for r in rows if r["table"] == "run"):

@@ -87,7 +87,7 @@ TEST_SUITE("gpu") {
       VelocityModel model;
       int source_x, source_y;
     };
-    for (const Case c : {Case{1, 1, 0, VelocityModel::constant, 0, 0}, Case{7, 33, 3, VelocityModel::layered, 6, 32},
+    for (const Case c : {Case{1, 1, 0, VelocityModel::constant, 0, 0}, Case{7, 33, 2, VelocityModel::layered, 6, 32},
                          Case{1030, 140, 12, VelocityModel::layered, 504, 64},
                          Case{1001, 301, 20, VelocityModel::layered, 496, 256},
                          Case{509, 129, 0, VelocityModel::constant, 251, 128}}) {
