@@ -282,7 +282,7 @@ def values(results):
     gpus = _ladders_by_gpu(docs)
     per_gpu = [f"{stem}_{slug}" for slug in gpus for stem in (
         "stream_gcells", "stream_vs_copy", "best_one_step", "best_one_step_pct", "best_one_step_shape",
-        "temporal_best", "temporal_best_x", "gpu")]
+        "temporal_best", "temporal_best_x", "temporal_rate", "temporal_verdict", "gpu")]
     names = ("ladder_gpu", "ladder_grid", "ladder_sm_count", "copy_gbs", "book_ms", "book_vs_naive",
              "book_grid_blocks", "book_blocks_per_sm", "book_us_per_row", "tuned_vs_book", "ldg_vs_plain",
              "padded_vs_ldg", "multi_gpu_rung", "multi_gpu_rung_shape", "multi_gpu_rung_vs_best",
@@ -294,9 +294,13 @@ def values(results):
              "ldg_loads", "tiled_vec4_pct", "tall_strip_pct", "tall_strip_shape", "best_rung", "best_roofline",
              "pipelined_pct", "pipelined_vs_prefetch", "pipelined_shape", "temporal_2_x", "temporal_3_x",
              "temporal_4_x", "temporal_model_2", "temporal_model_3", "temporal_model_4", "temporal_bitwise",
-             "stream_vs_copy") + tuple(per_gpu) + KEY_VALUES
+             "stream_vs_copy", "ladder_sm_counts") + tuple(per_gpu) + KEY_VALUES
     out = {n: "(no results)" for n in names}
     out["default_rung"] = f"`{_default_rung()}`"
+    counts = sorted({doc.get("device", {}).get("sm_count") for doc, _ in gpus.values()} - {None})
+    if counts:
+        out["ladder_sm_counts"] = (f"the same {counts[0]} SMs" if len(counts) == 1 else
+                                   " and ".join(str(c) for c in counts) + " SMs")
     for slug, (doc, ladder) in gpus.items():
         out[f"gpu_{slug}"] = _name(slug, doc)
         ceiling = ladder.get("stream_ceiling")
@@ -312,8 +316,13 @@ def values(results):
         if temporal:
             out[f"temporal_best_{slug}"] = f"`{temporal['variant']}`"
             out[f"temporal_best_x_{slug}"] = f"{temporal['ceiling_pct'] / 100:.2f}×"
-    ladder = {r["variant"]: (slug, doc, r) for slug, doc, r in _rows(docs, "ladder") if r["variant"] != "stream_ceiling"}
+            out[f"temporal_rate_{slug}"] = f"{temporal['gcells_per_s']:.0f} Gcells/s"
+            out[f"temporal_verdict_{slug}"] = "past" if temporal["ceiling_pct"] > 100 else "short of"
+    # The prose quotes the first GPU's ladder (results/<slug> in name order: h100 before h200); the
+    # per-GPU values above name each GPU's own.
     first_slug = next(iter(gpus), None)
+    ladder = {r["variant"]: (slug, doc, r) for slug, doc, r in _rows(docs, "ladder")
+              if r["variant"] != "stream_ceiling" and slug == first_slug}
     if ladder:
         first_slug, first_doc, first = next(iter(ladder.values()))
         mine = gpus[first_slug][1]  # the first GPU's ladder: the prose's numbers
@@ -344,7 +353,7 @@ def values(results):
             out["tiled_vec4_pct"] = f"{mine['tiled_vec4']['ceiling_pct']:.1f}%"
         if {"pipelined", "tiled_vec4_prefetch"} <= ms.keys():
             out["pipelined_pct"] = f"{mine['pipelined']['ceiling_pct']:.1f}%"
-            out["pipelined_vs_prefetch"] = f"{ms['tiled_vec4_prefetch'] / ms['pipelined']:.2f}×"
+            out["pipelined_vs_prefetch"] = f"{ms['pipelined'] / ms['tiled_vec4_prefetch']:.2f}×"
             out["pipelined_shape"] = mine["pipelined"].get("shape") or "-"
         for k in (2, 3, 4):
             rung = f"temporal_{k}"
@@ -467,7 +476,8 @@ def _exchange_share(overlap_ms, exchange_ms, side, full_side):
 
 def _answer_key_values(docs):
     out = {}
-    ladder = {r["variant"]: (slug, doc, r) for slug, doc, r in _rows(docs, "ladder")}
+    first_slug = next((slug for slug, _, _ in _rows(docs, "ladder")), None)
+    ladder = {r["variant"]: (slug, doc, r) for slug, doc, r in _rows(docs, "ladder") if slug == first_slug}
     if "naive_global" in ladder:
         naive = ladder["naive_global"][2]
         out["naive_ms_step"] = f"{naive['ms_per_step']:.3f} ms/step"
