@@ -24,8 +24,9 @@ std::vector<std::size_t> bytes_needed(const Settings& s) {
   const std::size_t whole_grid = slab_bytes(p.nx, p.ny);
   switch (s.mode) {
     case Mode::run: {
-      std::vector<std::size_t> bytes = device_bytes(p.nx, p.ny, s.slabs, s.gpus, buffers_for(s.variants.front()));
-      if (s.check) bytes[0] += whole_grid;  // the one-slab reference runs while the slabs still exist
+      const int buffers = buffers_for(s.variants.front());
+      std::vector<std::size_t> bytes = device_bytes(p.nx, p.ny, s.slabs, s.gpus, buffers);
+      if (s.check) bytes[0] += slab_bytes(p.nx, p.ny, buffers);  // the one-slab reference runs while the slabs exist
       at_least(bytes);
       break;
     }
