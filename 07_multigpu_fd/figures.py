@@ -379,8 +379,8 @@ def values(results):
             if multi_rows and best:
                 out["multi_gpu_rung_shape"] = multi_rows[0]["shape"]
                 gap = 100 * (multi_rows[0]["ms_per_step"] / best["ms_per_step"] - 1)
-                out["multi_gpu_rung_vs_best"] = (f"it runs {gap:.1f}% slower than `{best['variant']}` in its tuned "
-                                                 f"shape ({best.get('shape') or 'fixed'})")
+                out["multi_gpu_rung_vs_best"] = (f"it takes {gap:.1f}% longer per step than `{best['variant']}` in its "
+                                                 f"tuned shape ({best.get('shape') or 'fixed'})")
     report = _compiler_report()
     if report:
         rel = report["kernels"]["release"]

@@ -45,7 +45,7 @@ void launch_naive_global(const StepArgs& a, cudaStream_t stream) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Rungs 2–5: the book's kernel. A block of BDIMX threads owns BDIMX columns and marches down
+// Rungs 3–6: the book's kernel. A block of BDIMX threads owns BDIMX columns and marches down
 // `rows_per_block` rows. Each thread keeps the 9 values of its own column (y − 4 … y + 4) in registers
 // and slides them down one row per iteration; the x-neighbours come from a shared line of BDIMX + 8.
 template <bool kReadOnly>
@@ -121,7 +121,7 @@ void launch_shared_line(const StepArgs& a, cudaStream_t stream) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Rung 6: 2-D blocks, each thread R rows of one column with the register window; the x-neighbours
+// Rung 7: 2-D blocks, each thread R rows of one column with the register window; the x-neighbours
 // straight from L1 (the neighbouring threads of the warp loaded the same lines), so no shared memory
 // and no barrier. Padded arrays: no bounds checks.
 // [tiled_l1]
@@ -174,12 +174,12 @@ void launch_tiled_l1(const StepArgs& a, cudaStream_t stream) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Rungs 7–11: as tiled_l1, but each thread owns 4 adjacent columns as one float4. The three aligned
-// 16-byte loads at x − 4, x, x + 4 hold every x-neighbour of all four cells, so a cell costs about a
-// quarter of the load instructions, and every access is a full, aligned sector.
-//   BX × BY threads per block, R rows per thread. BX = 32 (a warp per 128 columns, 8 warps stacked in y)
-//   reads 512 contiguous bytes of a row per block; BX = 256 (one row of 8 warps side by side) reads 4 KiB,
-//   so the DRAM pages of a row are opened once and drained by one block instead of eight.
+// Rungs 8–9 (and the tiled_vec4_prefetch shapes of the tune table): as tiled_l1, but each thread owns
+// 4 adjacent columns as one float4. The three aligned 16-byte loads at x − 4, x, x + 4 hold every
+// x-neighbour of all four cells, so a cell costs about a quarter of the load instructions, and every
+// access is a full, aligned sector.
+//   BX × BY threads per block, R rows per thread: the shapes are searched (--tune), not fixed here; the
+//   tune table shows which the GPU at hand prefers (on the H100 and H200: short strips, many blocks).
 //   kPrefetch: the two DRAM-bound loads of the next row (u at y + 5, u_prev at y + 1) are issued before
 //   this row's arithmetic, so every warp keeps two rows of loads in flight instead of one.
 __device__ __forceinline__ float4 load4(const float* p) { return __ldg(reinterpret_cast<const float4*>(p)); }
@@ -255,7 +255,7 @@ __global__ void __launch_bounds__(BX * BY, kMinBlocks) step_tiled_vec4(StepArgs 
     for (int r = 0; r < R; ++r) one_row(r, r + 1 < R);  // fully unrolled: the window slides by renaming
   } else if (count == R) {
     // Tall strips: unroll 16 rows at a time, so a 64- or 128-row kernel carries no more code than a
-    // 32-row one (the lesson's compiler table gives the code size of every rung).
+    // 32-row one (results/compiler/07_multigpu_fd.sm_90.txt gives the code size of every shape).
 #pragma unroll 1
     for (int base = 0; base < R; base += 16) {
 #pragma unroll

@@ -199,7 +199,7 @@ constexpr const char* kReads = "cp.async ring (shared) + registers";
 
 // [tuning_candidates]
 /// The search of --tune: threads per block (BX float4 columns), copy ring depth S (S − 5 rows in
-/// flight), rows per block. The first of each family is its default before tuning.
+/// flight), rows per block. Each rung's shape before tuning (kernels.cu) is one of its family's candidates.
 constexpr Variant candidate_table[] = {
     {"pipelined_b128_s8_r64", launch_pipelined<128, 8, 64, 1>, "", kReads, 1, nullptr, "pipelined",
      "128 threads, ring 8, 64 rows"},
