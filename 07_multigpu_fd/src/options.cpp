@@ -121,8 +121,9 @@ std::vector<Variant> choose_variants(Mode mode, const std::vector<std::string>& 
                                  names.empty() ? std::vector<std::string>{default_variant} : names);
 }
 
-// A temporal rung advances the whole grid K steps per pass: one slab in one process.
-void check_temporal(const Settings& s) {
+// --tune names tuned rungs only; a temporal rung advances the whole grid K steps per pass: one slab in one
+// process.
+void check_kernel_choice(const Settings& s) {
   if (s.mode == Mode::tune)
     for (const Variant& v : s.variants)
       refuse(candidates_of(v).empty(), std::string("--tune --variants ") + v.name +
@@ -197,7 +198,7 @@ Settings parse_settings(int argc, char** argv) {
   s.check = o.check;
   s.tune = o.tune;
   s.ranks = o.launch;
-  check_temporal(s);
+  check_kernel_choice(s);
   s.nccl_id_file = o.nccl_id_file;
   check_problem(s, o);
   refuse(s.mode == Mode::nccl_rank && s.nccl_id_file.empty() && nccl_needs_id_file(),
