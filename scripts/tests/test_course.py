@@ -415,6 +415,48 @@ class CommandLineTests(FixtureCase):
         self.assertEqual([e["id"] for e in json.loads((out / "01_sums/exercises.json").read_text())], ["01.1"])
         self.assertEqual(json.loads((out / "02_scale/exercises.json").read_text()), [])
 
+    def test_force_never_empties_a_folder_it_did_not_make(self):
+        # Issue 31, item 1: --force emptied any folder (a git repository with history and an uncommitted
+        # file, and the same through a symlink). Only a handout this tool made (its stamp) is replaced.
+        unrelated = self.tmp / "unrelated-repo"
+        unrelated.mkdir()
+        (unrelated / "code.txt").write_text("history\n")
+        git(unrelated, "init", "-q", "-b", "main")
+        git(unrelated, "add", "code.txt")
+        git(unrelated, "commit", "-q", "-m", "work")
+        (unrelated / "notes.txt").write_text("uncommitted\n")
+        before = sorted(str(p.relative_to(unrelated)) for p in unrelated.rglob("*"))
+        link = self.tmp / "link-to-unrelated"
+        link.symlink_to(unrelated, target_is_directory=True)
+        # A fake stamp that is a symlink, and one that is no handout's JSON, are no stamps either.
+        faked = self.tmp / "fake-stamp"
+        (faked / "scripts/course_lib").mkdir(parents=True)
+        (faked / "scripts/course_lib/handout.json").symlink_to(self.repo / "01_sums/exercises.json")
+        (faked / "keep.txt").write_text("keep\n")
+        garbled = self.tmp / "garbled-stamp"
+        (garbled / "scripts/course_lib").mkdir(parents=True)
+        (garbled / "scripts/course_lib/handout.json").write_text("[]")
+        (garbled / "keep.txt").write_text("keep\n")
+        for target, phrase in ((unrelated, "not a handout"), (link, "symlink"), (faked, "not a handout"),
+                               (garbled, "not a handout")):
+            self.assert_usage_error(tool(self.repo, "handout", "--out", str(target), "--force"), phrase)
+        self.assertEqual(sorted(str(p.relative_to(unrelated)) for p in unrelated.rglob("*")), before)
+        self.assertEqual((unrelated / "notes.txt").read_text(), "uncommitted\n")
+        self.assertEqual(git(unrelated, "rev-list", "--count", "HEAD").strip(), "1")
+        self.assertTrue((faked / "keep.txt").exists() and (garbled / "keep.txt").exists())
+        # A symlink to a real handout is refused too: --force never follows a link out.
+        made = self.tmp / "made-handout"
+        self.assertEqual(tool(self.repo, "handout", "--out", str(made)).returncode, 0)
+        made_link = self.tmp / "link-to-handout"
+        made_link.symlink_to(made, target_is_directory=True)
+        self.assert_usage_error(tool(self.repo, "handout", "--out", str(made_link), "--force"), "symlink")
+        self.assertTrue((made / "scripts/course_lib/handout.json").is_file())
+        # The handout itself is replaced, and a symlink inside it is removed, never followed.
+        (made / "outside-link").symlink_to(unrelated, target_is_directory=True)
+        self.assertEqual(tool(self.repo, "handout", "--out", str(made), "--force").returncode, 0)
+        self.assertFalse((made / "outside-link").exists())
+        self.assertEqual((unrelated / "notes.txt").read_text(), "uncommitted\n")
+
 
     def test_a_line_the_code_shows_anyway_is_no_secret_but_a_page_quoting_it_leaks(self):
         repo = make_fixture(self.tmp / "shared-line")
