@@ -11,7 +11,14 @@ For each chapter folder NN_topic with a figures.py, loads every results/<gpu>/NN
   - values(results) (optional) gives the text of each inline value
         <!-- value:NAME -->1.72x<!-- /value -->
     so that a measured number in lesson prose (or an answer key) is generated too, never typed.
---check also fails when a page references an image (\image html NAME) that docs/images lacks.
+For each chapter folder with a diagrams.py (concept diagrams, drawn from the code's facts):
+  - draw(docs/images) writes its SVGs chNN_<idea>_diagram.svg (with scripts/ on sys.path, so that it can
+    `from diagram_style import ...`), and docs/images/diagrams.lock records the hashes of what the drawing
+    read and of what it wrote (scripts/diagram_lock.py).
+--check also fails when a page references an image (\image html NAME) that docs/images lacks, when a
+lesson's image has no caption (\image html NAME "One sentence saying what to look at."), and when a
+diagram is stale (its diagrams.py, the shared style or a fact it read changed since it was drawn), missing,
+or edited by hand.
 
     python3 scripts/make_figures.py            # redraw plots, rewrite tables
     python3 scripts/make_figures.py --check    # fail if a README block differs from the results (CI)
@@ -30,6 +37,10 @@ ROOT = Path(__file__).resolve().parent.parent
 BLOCK = re.compile(r"(<!-- BEGIN generated:([\w.-]+) -->\n)(.*?)(<!-- END generated:\2 -->)", re.S)
 VALUE = re.compile(r"(<!-- value:([\w.-]+) -->)(.*?)(<!-- /value -->)", re.S)
 IMAGE = re.compile(r"^\\image html ([\w.-]+)", re.M)
+CAPTIONED = re.compile(r'^\\image html [\w.-]+[ \t]+"[^"\n]*\w[^"\n]*"', re.M)
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # scripts/: diagram_lock here, diagram_style for draw()
+import diagram_lock  # noqa: E402
 
 
 def load_results(chapter: str) -> dict[str, dict]:
@@ -94,6 +105,20 @@ def missing_images(pages: list[Path], images: Path) -> list[str]:
     return out
 
 
+def uncaptioned_images(pages: list[Path]) -> list[str]:
+    """Every \\image html of a lesson page without a caption: a reader needs to be told what to look at."""
+    out = []
+    for page in pages:
+        text = page.read_text()
+        for m in IMAGE.finditer(text):
+            line = text[m.start():].split("\n", 1)[0]
+            if not CAPTIONED.match(line):
+                number = text.count("\n", 0, m.start()) + 1
+                out.append(f"{page.relative_to(ROOT)}:{number}: {m.group(1)} has no caption "
+                           '(\\image html NAME "One sentence saying what to look at.")')
+    return out
+
+
 # Every committed PNG is drawn with this matplotlib, so that a redraw changes only what the data change.
 PINNED_MATPLOTLIB = "3.9.2"
 
@@ -109,11 +134,13 @@ def main() -> int:
     ap.add_argument("--chapter", help="one chapter folder only")
     args = ap.parse_args()
 
-    chapters = sorted(p.parent for p in ROOT.glob("[0-9][0-9]_*/figures.py"))
+    figure_chapters = {p.parent for p in ROOT.glob("[0-9][0-9]_*/figures.py")}
+    diagram_chapters = set(diagram_lock.chapters_with_diagrams())
+    chapters = sorted(figure_chapters | diagram_chapters)
     if args.chapter:
         chapters = [c for c in chapters if c.name == args.chapter]
         if not chapters:
-            print(f"no chapter {args.chapter} with a figures.py", file=sys.stderr)
+            print(f"no chapter {args.chapter} with a figures.py or a diagrams.py", file=sys.stderr)
             return 2
     images = ROOT / "docs" / "images"
     if not args.check:
@@ -129,7 +156,14 @@ def main() -> int:
                   f"{PINNED_MATPLOTLIB} (python3 -m pip install matplotlib=={PINNED_MATPLOTLIB}): other versions "
                   "redraw every PNG with small differences", file=sys.stderr)
     stale = []
+    lock = diagram_lock.load_lock(images)
     for chapter in chapters:
+        if chapter in diagram_chapters and not args.check:
+            lock[chapter.name] = diagram_lock.draw_chapter(chapter, images)
+            for name in lock[chapter.name]["files"]:
+                print(f"{chapter.name}: drew docs/images/{name}")
+        if chapter not in figure_chapters:
+            continue
         module = load_module(chapter / "figures.py")
         results = load_results(chapter.name)
         if not args.check and results:
@@ -153,6 +187,13 @@ def main() -> int:
                 else:
                     page.write_text(new_text)
                     print(f"{chapter.name}: rewrote {label} tables and values")
+    if not args.check and diagram_chapters:
+        if not args.chapter:  # a full run drops the entries of chapters that no longer draw diagrams
+            lock = {name: entry for name, entry in lock.items() if ROOT / name in diagram_chapters}
+        diagram_lock.write_lock(images, lock)
+    for problem in diagram_lock.check(sorted(diagram_chapters & set(chapters)), images, not args.chapter):
+        print(f"diagrams: {problem}", file=sys.stderr)
+        stale.append(problem)
     pages = [p for c in chapters for p in chapter_pages(c)] + sorted((ROOT / "docs").glob("*.md"))
     for page in pages:
         if page.is_file():
@@ -161,6 +202,9 @@ def main() -> int:
                 stale.append(problem)
     for ref in missing_images([p for p in pages if p.is_file()], images):
         print(f"missing image: {ref}", file=sys.stderr)
+        stale.append(ref)
+    for ref in uncaptioned_images([c / "README.md" for c in chapters if (c / "README.md").is_file()]):
+        print(f"image without a caption: {ref}", file=sys.stderr)
         stale.append(ref)
     if stale:
         return 1
