@@ -6,7 +6,7 @@
 #include "common/errors.hpp"
 
 namespace course::detail {
-/// Throws CudaError naming the expression, the file:line and the error's name and text.
+/// Throws CudaError naming the expression, the file and line, and the error's name and text.
 [[noreturn]] void throw_cuda_error(cudaError_t err, const char* expr, const char* file, int line);
 }  // namespace course::detail
 
