@@ -55,35 +55,56 @@ def _name(slug, doc):
     return doc.get("device", {}).get("name", slug)
 
 
+def _by_gpu(rows):
+    """[(GPU name, [row, ...])] in document order: one lesson table per GPU, the GPU named in its heading
+    (a GPU column would repeat the name on every row and wrap it on a narrow page)."""
+    groups = {}
+    for slug, doc, r in rows:
+        groups.setdefault(slug, (_name(slug, doc), []))[1].append(r)
+    return list(groups.values())
+
+
 def _ladder(docs):
     rows = _rows(docs, "ladder")
     if not rows:
         return NO_RESULTS
-    lines = ["| GPU | variant | what changes | shape | steps per pass | ms/step | Gcells/s | % of stream ceiling | "
-             "% of copy roofline | vs previous |",
-             "|---|---|---|---|---:|---:|---:|---:|---:|---:|"]
-    for slug, doc, r in rows:
-        prev = r.get("speedup_vs_previous")
-        ceiling = r.get("ceiling_pct")
-        lines.append(f"| {_name(slug, doc)} | `{r['variant']}` | {r.get('teaches', '')} | {r.get('shape') or '-'} | "
-                     f"{r.get('steps_per_pass', 1)} | {r['ms_per_step']:.3f} | {r['gcells_per_s']:.1f} | "
-                     f"{'-' if ceiling is None else f'{ceiling:.1f}'} | {r['roofline_pct']:.1f} | "
-                     f"{'-' if prev is None else f'{prev:.2f}x'} |")
-    return "\n".join(lines)
+    # What each rung changes is the same on every GPU: one table of the ideas, then one of times per GPU,
+    # each at most seven columns wide.
+    ideas, seen = ["| rung | what changes | steps per pass |", "|---|---|---:|"], set()
+    for _, _, r in rows:
+        if r["variant"] not in seen:
+            seen.add(r["variant"])
+            ideas.append(f"| `{r['variant']}` | {r.get('teaches', '')} | {r.get('steps_per_pass', 1)} |")
+    parts = ["What each rung changes:", "", *ideas]
+    for name, gpu_rows in _by_gpu(rows):
+        parts += ["", f"**{name}**", "",
+                  "| rung | shape | ms/step | Gcells/s | % of stream ceiling | % of copy roofline | vs previous |",
+                  "|---|---|---:|---:|---:|---:|---:|"]
+        for r in gpu_rows:
+            prev = r.get("speedup_vs_previous")
+            ceiling = r.get("ceiling_pct")
+            parts.append(f"| `{r['variant']}` | {r.get('shape') or '-'} | {r['ms_per_step']:.3f} | {r['gcells_per_s']:.1f} | "
+                         f"{'-' if ceiling is None else f'{ceiling:.1f}'} | {r['roofline_pct']:.1f} | "
+                         f"{'-' if prev is None else f'{prev:.2f}x'} |")
+    return "\n".join(parts)
 
 
 def _tune(docs):
     rows = _rows(docs, "tune")
     if not rows:
         return NO_RESULTS
-    lines = ["| GPU | rung | candidate | shape | ms/step | Gcells/s | % of stream ceiling | chosen | bitwise = first |",
-             "|---|---|---|---|---:|---:|---:|---|---|"]
-    for slug, doc, r in rows:
-        bit = r.get("bitwise_equal")
-        lines.append(f"| {_name(slug, doc)} | `{r['rung']}` | `{r['variant']}` | {r['shape']} | {r['ms_per_step']:.3f} | "
-                     f"{r['gcells_per_s']:.1f} | {r['ceiling_pct']:.1f} | {'**chosen**' if r.get('chosen') else ''} | "
-                     f"{'-' if bit is None else ('equal' if bit else 'DIFFERS')} |")
-    return "\n".join(lines)
+    parts = []
+    for name, gpu_rows in _by_gpu(rows):
+        parts += [f"**{name}**", "",
+                  "| rung | candidate | shape | ms/step | % of stream ceiling | chosen | bitwise = first |",
+                  "|---|---|---|---:|---:|---|---|"]
+        for r in gpu_rows:
+            bit = r.get("bitwise_equal")
+            parts.append(f"| `{r['rung']}` | `{r['variant']}` | {r['shape']} | {r['ms_per_step']:.3f} | "
+                         f"{r['ceiling_pct']:.1f} | {'**chosen**' if r.get('chosen') else ''} | "
+                         f"{'-' if bit is None else ('equal' if bit else 'DIFFERS')} |")
+        parts.append("")
+    return "\n".join(parts).rstrip()
 
 
 def _ladders_by_gpu(docs):
@@ -105,15 +126,22 @@ def _scaling(docs):
     rows = _rows(docs, "strong") + _rows(docs, "weak") + _rows(docs, "nccl") + _rows(docs, "run")
     if not rows:
         return NO_RESULTS
-    lines = ["| GPU | kind | backend | grid | GPUs | slabs | overlap | ms/step | Gcells/s | efficiency | bitwise = 1 GPU |",
-             "|---|---|---|---|---:|---:|---|---:|---:|---:|---|"]
-    for slug, doc, r in rows:
-        eff = r.get("efficiency")
-        bit = r.get("bitwise_equal")
-        lines.append(f"| {_name(slug, doc)} | {r['table']} | {r['backend']} | {r['nx']}×{r['ny']} | {r['gpus']} | "
-                     f"{r['slabs']} | {'yes' if r['overlap'] else 'no'} | {r['ms_per_step']:.3f} | {r['gcells_per_s']:.1f} | "
-                     f"{'-' if eff is None else f'{100 * eff:.1f}%'} | {'-' if bit is None else ('equal' if bit else 'DIFFERS')} |")
-    return "\n".join(lines)
+    # One table per GPU, seven columns: the kind names the backend (nccl: one process per GPU; the others
+    # one process), the mesh and the GPUs give the rate.
+    parts = []
+    for name, gpu_rows in _by_gpu(rows):
+        parts += [f"**{name}**", "",
+                  "| run | mesh | GPUs · slabs | overlap | ms/step | efficiency | bitwise = 1 GPU |",
+                  "|---|---|---|---|---:|---:|---|"]
+        for r in gpu_rows:
+            eff = r.get("efficiency")
+            bit = r.get("bitwise_equal")
+            kind = f"{r['table']} ({r['backend']})" if r["backend"] != ("nccl" if r["table"] == "nccl" else "single") else r["table"]
+            parts.append(f"| {kind} | {r['nx']}×{r['ny']} | {r['gpus']} · {r['slabs']} | {'yes' if r['overlap'] else 'no'} | "
+                         f"{r['ms_per_step']:.3f} | {'-' if eff is None else f'{100 * eff:.1f}%'} | "
+                         f"{'-' if bit is None else ('equal' if bit else 'DIFFERS')} |")
+        parts.append("")
+    return "\n".join(parts).rstrip()
 
 
 def _snapshots(docs):
@@ -122,12 +150,45 @@ def _snapshots(docs):
             yield slug, snap
 
 
-def _snapshot_name(slug, snap):
-    return f"ch07_wavefield_{snap['velocity']}_{slug}.png"
+def _distinct_snapshots(docs):
+    """[(image name, snapshot, [GPU names])]: one picture per distinct field. Every GPU computes the same
+    bits (the lesson's bitwise promise), so the same run on two GPUs is one picture, named for both; a
+    field that differed would get a picture per GPU."""
+    groups = {}
+    for slug, snap in _snapshots(docs):
+        key = (snap["velocity"], snap["step"], snap["nx"], snap["ny"], snap["peak"], snap["data_base64"])
+        groups.setdefault(key, (snap, []))[1].append((slug, _name(slug, dict(docs)[slug])))
+    out, per_velocity = [], {}
+    for snap, _ in groups.values():
+        per_velocity[snap["velocity"]] = per_velocity.get(snap["velocity"], 0) + 1
+    for snap, gpus in groups.values():
+        suffix = "" if per_velocity[snap["velocity"]] == 1 else "_" + "_".join(slug for slug, _ in gpus)
+        out.append((f"ch07_wavefield_{snap['velocity']}{suffix}.png", snap, [name for _, name in gpus]))
+    return out
+
+
+def _wavefield_caption(snap, gpus):
+    where = (f"on the {gpus[0]}" if len(gpus) == 1 else
+             "on the " + " and the ".join(gpus) + ", which computed the same bits (one picture for both)")
+    look = ("look at the reflections that leave the front where it crosses each layer boundary (dashed)"
+            if snap["velocity"] == "layered" else "look at the single circular front: one speed in every direction")
+    return (f"The {snap['velocity']} velocity model after {snap['step']} steps of a {snap['nx']}×{snap['ny']} mesh, "
+            f"{where}: {look}.")
+
+
+# Captions of the result plots: what each shows and where to look.
+PLOT_CAPTIONS = {
+    "ch07_ladder.png": "The single-GPU ladder, one panel per GPU: compare each bar with the dashed stream ceiling, "
+                       "and the orange (several steps per pass) bars with the blue ones.",
+    "ch07_roofline.png": "Temporal blocking against its memory model: look at how far the measured best rung for each K "
+                         "stays below the dashed line that memory alone would allow.",
+    "ch07_scaling.png": "Strong and weak scaling efficiency against the number of GPUs, with and without overlap: look at the gap "
+                        "between the two lines, the cost of an exchange that is not hidden.",
+}
 
 
 def _images(docs):
-    names = [_snapshot_name(slug, s) for slug, s in _snapshots(docs)]
+    lines = [f'\\image html {name} "{_wavefield_caption(snap, gpus)}"' for name, snap, gpus in _distinct_snapshots(docs)]
     plots = []
     if _rows(docs, "ladder"):
         plots.append("ch07_ladder.png")
@@ -135,9 +196,9 @@ def _images(docs):
             plots.append("ch07_roofline.png")
     if _rows(docs, "strong"):
         plots.append("ch07_scaling.png")
-    if not names and not plots:
+    if not lines and not plots:
         return NO_RESULTS
-    return "\n".join(f"\\image html {n}" for n in names + plots)
+    return "\n".join(lines + [f'\\image html {n} "{PLOT_CAPTIONS[n]}"' for n in plots])
 
 
 # ---- the compiler's view ---------------------------------------------------------------------------
@@ -529,7 +590,7 @@ def plots(results, out_dir):
     out_dir = pathlib.Path(out_dir)
     docs = _documents(results)
     written = []
-    for slug, snap in _snapshots(docs):
+    for name, snap, _ in _distinct_snapshots(docs):
         q = np.frombuffer(base64.b64decode(snap["data_base64"]), dtype=np.uint8).astype(np.float32)
         field = (q.reshape(snap["height"], snap["width"]) - 128.0) / 127.0 * snap["peak"]
         lim = 0.2 * snap["peak"] if snap["peak"] > 0 else 1.0
@@ -545,7 +606,6 @@ def plots(results, out_dir):
         ax.set_title(f"{snap['velocity']} velocity, t = {snap['time_s']:.2f} s ({snap['step']} steps)")
         fig.colorbar(im, ax=ax, shrink=0.8, label="u")
         fig.tight_layout()
-        name = _snapshot_name(slug, snap)
         fig.savefig(out_dir / name, dpi=110)
         plt.close(fig)
         written.append(name)
