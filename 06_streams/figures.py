@@ -76,14 +76,15 @@ def _sweep(results):
         if not sweep:
             continue
         parts.append(f"**{_device(results[slug])}**\n")
-        parts.append("| N | streams | measured ms | model ms | duplex model ms | speedup | model speedup | measured / model |")
-        parts.append("|---:|---:|---:|---:|---:|---:|---:|---:|")
+        # Seven columns: the chunks and the streams they run on share one.
+        parts.append("| N · streams | measured ms | model ms | duplex-aware model ms | speedup | model speedup | measured / model |")
+        parts.append("|---:|---:|---:|---:|---:|---:|---:|")
         for p in sweep:
-            parts.append(f"| {p['chunks']} | {p['streams']} | {_fmt(p['measured_ms'], 'ms')} | {_fmt(p['model_ms'], 'ms')} | "
+            parts.append(f"| {p['chunks']} · {p['streams']} | {_fmt(p['measured_ms'], 'ms')} | {_fmt(p['model_ms'], 'ms')} | "
                          f"{_fmt(p.get('duplex_model_ms'), 'ms')} | {_fmt(p['speedup'], 'ratio')} | "
                          f"{_fmt(p['model_speedup'], 'ratio')} | {_fmt(p['ratio_to_model'], 'plain')} |")
         parts.append("")
-        parts.append(f"\\image html 06_streams_sweep_{slug}.png\n")
+        parts.append(f'\\image html 06_streams_sweep_{slug}.png "{SWEEP_CAPTION}"\n')
     return "\n".join(parts).rstrip() or NO_RESULTS
 
 
@@ -158,8 +159,27 @@ def _timeline_figures(doc, slug):
     return [(image, chosen) for image, chosen in figures if chosen]
 
 
+# Captions of the result plots: one sentence each, saying where to look.
+SWEEP_CAPTION = ("The pipeline's time against the number of chunks N, measured and modelled: look at where the measured "
+                 "curve leaves the model and turns up, the per-chunk cost the model leaves out.")
+TIMELINE_CAPTIONS = {
+    "pageable": "The same pipeline from pageable and from pinned host memory, on one time axis: look at the pageable "
+                "staircase, one operation at a time, against the pinned bars that run side by side.",
+    "pipeline": "The recorded pipeline for several chunk counts: look at how the bars of different streams overlap, "
+                "and at the copies in that start together but end one after another.",
+    "issue_order": "Chains of three kernels in four streams, timed by the kernels themselves, in each issue order on one "
+                   "hardware queue and depth-first on eight: look at the chains waiting in a line in depth-first order "
+                   "on one queue, and running side by side breadth-first or on eight queues.",
+}
+
+
+def _timeline_caption(image):
+    kind = next(k for k in ("issue_order", "pageable", "pipeline") if image.startswith(f"06_streams_{k}"))
+    return TIMELINE_CAPTIONS[kind]
+
+
 def _timelines(results):
-    parts = [f"\\image html {image}\n" for slug in sorted(results)
+    parts = [f'\\image html {image} "{_timeline_caption(image)}"\n' for slug in sorted(results)
              for image, _ in _timeline_figures(results[slug], slug)]
     return "\n".join(parts).rstrip() or NO_RESULTS
 
