@@ -10,7 +10,8 @@ from types import SimpleNamespace
 
 ladder = SimpleNamespace(**runpy.run_path(str(Path(__file__).resolve().parents[1] / "reduce_ladder" / "ladder_figures.py")))
 
-tables, plots = ladder.results_and_time_plot("reduce_divergence_time.png", "Chapter 03: divergence")
+tables, plots = ladder.results_and_time_plot("reduce_divergence_time.png", "Chapter 03: divergence",
+                                             ["neighbored", "neighbored_less"])
 
 
 def compute(doc: dict, profile: dict | None, slug: str) -> dict[str, str]:
@@ -68,6 +69,6 @@ KEY_VALUES = ["key_runs", "neighbored_ms_2_24", "neighbored_less_ms_2_24", "neig
     "x2_stub_source"]
 
 values = ladder.chapter_values(
-    ["device", "step_2_24", "step_2_28", "pct_copy_less_2_28", "sum_2_28", "instr_neighbored", "instr_less",
+    ["blog", "device", "step_2_24", "step_2_28", "pct_copy_less_2_28", "sum_2_28", "instr_neighbored", "instr_less",
      "instr_ratio", "ld_conflicts_neighbored", "ld_conflicts_less", "ld_per_block_neighbored",
      "ld_per_block_less", "st_conflicts_neighbored", "st_conflicts_less", "profile_blocks"] + KEY_VALUES, compute)

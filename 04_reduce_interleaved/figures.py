@@ -10,7 +10,8 @@ from types import SimpleNamespace
 
 ladder = SimpleNamespace(**runpy.run_path(str(Path(__file__).resolve().parents[1] / "reduce_ladder" / "ladder_figures.py")))
 
-tables, plots = ladder.results_and_time_plot("reduce_interleaved_time.png", "Chapter 04: interleaved")
+tables, plots = ladder.results_and_time_plot("reduce_interleaved_time.png", "Chapter 04: interleaved",
+                                             ["neighbored", "neighbored_less", "interleaved"])
 
 
 def compute(doc: dict, profile: dict | None, slug: str) -> dict[str, str]:
@@ -86,5 +87,5 @@ KEY_VALUES = ["key_runs", "neighbored_less_ms_2_24", "interleaved_ms_2_24", "nei
     "grid_stride_stub_source"]
 
 values = ladder.chapter_values(
-    ["device", "step_2_24", "step_2_28", "pct_copy_2_28", "ld_conflicts_less", "ld_conflicts", "ld_per_block",
+    ["blog", "device", "step_2_24", "step_2_28", "pct_copy_2_28", "ld_conflicts_less", "ld_conflicts", "ld_per_block",
      "instr_less", "instr", "sectors_per_request", "gld_efficiency"] + KEY_VALUES, compute)

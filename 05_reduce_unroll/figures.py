@@ -1,6 +1,7 @@
-"""Chapter 05's generated README blocks: the whole ladder (beside the book's K80 figures), the
-targets (fastest rung vs CUB, % of copy bandwidth), the Nsight Compute table, and two plots (time per
-kernel; bandwidth vs size). Shared code: reduce_ladder/ladder_figures.py.
+"""Chapter 05's generated README blocks: the whole ladder, the blog post's K80 timings in a table of their
+own, the targets (one launch vs CUB, judged by the runs' ranges), the run-to-run spread, the Nsight Compute
+table (in two parts), and two plots (time per kernel; bandwidth vs size). Shared code:
+reduce_ladder/ladder_figures.py.
 
 The profiler table comes from its own results file, results/<gpu>/05_reduce_unroll_profile.json
 (written by profile.sh from the ncu CSV), beside the timings in results/<gpu>/05_reduce_unroll.json.
@@ -17,24 +18,50 @@ ladder = SimpleNamespace(**runpy.run_path(str(Path(__file__).resolve().parents[1
 TIME_PLOT = "reduce_unroll_time.png"
 BANDWIDTH_PLOT = "reduce_unroll_bandwidth.png"
 CUB = ladder.LIBRARY
-BLOCKS = ["results", "target", "ncu", "plots"]
+BLOCKS = ["results", "target", "spread", "ncu_memory", "ncu_execution", "plots"]
+BLOG_KERNELS = [kernel for kernel in ladder.BLOG_K80]  # the whole of the post's table: every rung it has
+# sm_90's limit of resident threads per SM (the CUDA programming guide's table of compute capabilities).
+THREADS_PER_SM = 2048
+PLOT_CAPTIONS = {
+    TIME_PLOT: "Median time of every rung at 2^24 and 2^28 ints, linear bars from zero: compare the bar "
+               "lengths; each label gives the rung's speed-up over the first rung.",
+    BANDWIDTH_PLOT: "Bytes read per second against the array size, one line per rung, the copy bandwidth "
+                    "dotted: see at which size each rung's line approaches the dotted one.",
+}
 
 
 def target_table(slug: str, doc: dict) -> str:
-    """Per size: our fastest rung, our fastest one-launch rung, and CUB, with the verdict of the
-    one-launch rung against CUB (ladder.verdict: a gap inside the run-to-run spread is "level")."""
+    """Per size: our fastest one-launch rung and CUB, each as median [fastest - slowest run], the ratio of
+    the medians, the verdict (ladder.verdict: ahead or behind only when the two ranges lie apart), and our
+    fastest rung of any kind with its share of the copy bandwidth. Seven columns."""
     reps = doc.get("config", {}).get("reps", "?")
-    out = [f"**{doc.get('device', {}).get('name', slug)}** (`results/{slug}`), median of {reps} runs; CUB's "
-           f"fastest run in brackets. *ahead*: the rung's median beats CUB's fastest run; *behind*: CUB's "
-           f"median beats the rung's fastest run; *level*: neither.\n",
-           "| n | fastest rung | ms | % of copy | fastest one-launch rung | ms | CUB ms | one launch vs CUB |",
-           "|---|---|--:|--:|---|--:|--:|---|"]
+    out = [f"**{doc.get('device', {}).get('name', slug)}** (`results/{slug}`), {reps} runs per row: median "
+           f"[fastest – slowest run], ms. *ahead*: the rung's slowest run beats CUB's fastest; *behind*: CUB's "
+           f"slowest beats the rung's fastest; *level*: the ranges overlap.\n",
+           "| n | one-launch rung | its runs (ms) | CUB's runs (ms) | CUB / rung, medians | verdict | fastest rung, % of copy |",
+           "|---|---|--:|--:|--:|---|---|"]
     for v in ladder.versus_library(doc):
         fastest, single, cub = v["fastest"], v["single"], v["library"]
-        out.append(f"| {ladder.size_label(v['n'])} | `{fastest['kernel']}` | {fastest['time_ms']:.4f} | "
-                   f"{fastest['pct_copy']:.1f} | `{single['kernel']}` | {single['time_ms']:.4f} | "
-                   f"{cub['time_ms']:.4f} ({cub['min_ms']:.4f}) | {cub['time_ms'] / single['time_ms']:.2f}x, "
-                   f"**{v['single_verdict']}** |")
+        out.append(f"| {ladder.size_label(v['n'])} | `{single['kernel']}` | {runs(single)} | {runs(cub)} | "
+                   f"{cub['time_ms'] / single['time_ms']:.2f}x | **{v['single_verdict']}** | "
+                   f"`{fastest['kernel']}`, {fastest['pct_copy']:.1f} |")
+    return "\n".join(out) + "\n"
+
+
+def runs(row: dict) -> str:
+    """A row's median and the range of its runs, as the targets table prints them."""
+    return f"{row['time_ms']:.4f} [{row['min_ms']:.4f} – {row['max_ms']:.4f}]"
+
+
+def spread_table(slug: str, doc: dict) -> str:
+    """Per size: how widely repeated runs of one kernel spread (ladder.spread_rows)."""
+    reps = doc.get("config", {}).get("reps", "?")
+    out = [f"**{doc.get('device', {}).get('name', slug)}** (`results/{slug}`): coefficient of variation "
+           f"(standard deviation / mean) of each row's {reps} runs, over the rows of one size.\n",
+           "| n | rows | median cv | largest cv | its rung |", "|---|--:|--:|--:|---|"]
+    for r in ladder.spread_rows(doc):
+        out.append(f"| {ladder.size_label(r['n'])} | {r['rows']} | {100 * r['median_cv']:.1f} % | "
+                   f"{100 * r['max_cv']:.1f} % | `{r['widest']}` |")
     return "\n".join(out) + "\n"
 
 
@@ -49,22 +76,40 @@ def no_branches(k: dict) -> bool:
     return k.get("branch_efficiency_pct") == 0 and k.get("divergent_branches") == 0
 
 
-def ncu_table(slug: str, profile: dict | None) -> str:
-    ncu = (profile or {}).get("ncu")
-    if not ncu:
+def ncu_head(slug: str, profile: dict) -> str:
+    ncu = profile["ncu"]
+    return (f"**{profile.get('device', {}).get('name', slug)}**, n = {ladder.size_label(ncu['n'])}, block "
+            f"{ncu['block']}, `{ncu['tool']}`:\n")
+
+
+def ncu_memory_table(slug: str, profile: dict | None) -> str:
+    """The profiler's view of global memory: load and store efficiency (with the store model), sectors per
+    request. Five columns."""
+    if not (profile or {}).get("ncu"):
         return f"*{slug}: no profiler table in the committed results (ncu did not run).*\n"
-    out = [f"**{profile.get('device', {}).get('name', slug)}**, n = {ladder.size_label(ncu['n'])}, block {ncu['block']}, "
-           f"`{ncu['tool']}`:\n",
-           "| kernel | gld eff. % | gst eff. % | gst eff. model % | sectors/request | branch eff. % | "
-           "divergent branches | shared ld conflicts | shared st conflicts | instructions (M) | occupancy % |",
-           "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"]
-    for k in ncu["kernels"]:
+    out = [ncu_head(slug, profile),
+           "| kernel | gld eff. % | gst eff. % | gst eff. model % | sectors/request |", "|---|--:|--:|--:|--:|"]
+    for k in profile["ncu"]["kernels"]:
+        out.append(f"| `{k['kernel']}` | {fmt(k.get('gld_efficiency_pct'))} | {fmt(k.get('gst_efficiency_pct'), 2)} | "
+                   f"{store_efficiency_model(k):.2f} | {fmt(k.get('sectors_per_request'), 2)} |")
+    return "\n".join(out) + "\n"
+
+
+def ncu_execution_table(slug: str, profile: dict | None) -> str:
+    """The profiler's view of execution: branches, shared-memory bank conflicts, instructions, occupancy.
+    Seven columns (chapters 03 and 04 quote its instructions and conflicts)."""
+    if not (profile or {}).get("ncu"):
+        return f"*{slug}: no profiler table in the committed results (ncu did not run).*\n"
+    out = [ncu_head(slug, profile),
+           "| kernel | branch eff. % | divergent branches | shared ld conflicts | shared st conflicts | "
+           "instructions (M) | occupancy % |",
+           "|---|--:|--:|--:|--:|--:|--:|"]
+    for k in profile["ncu"]["kernels"]:
         inst = None if k.get("instructions") is None else k["instructions"] / 1e6
         branch = "n/a (0 of 0)" if no_branches(k) else fmt(k.get("branch_efficiency_pct"))
-        out.append(f"| `{k['kernel']}` | {fmt(k.get('gld_efficiency_pct'))} | {fmt(k.get('gst_efficiency_pct'), 2)} | "
-                   f"{store_efficiency_model(k):.2f} | {fmt(k.get('sectors_per_request'), 2)} | {branch} | "
-                   f"{fmt(k.get('divergent_branches'), 0)} | {fmt(k.get('shared_ld_conflicts'), 0)} | "
-                   f"{fmt(k.get('shared_st_conflicts'), 0)} | {fmt(inst, 2)} | {fmt(k.get('achieved_occupancy_pct'))} |")
+        out.append(f"| `{k['kernel']}` | {branch} | {fmt(k.get('divergent_branches'), 0)} | "
+                   f"{fmt(k.get('shared_ld_conflicts'), 0)} | {fmt(k.get('shared_st_conflicts'), 0)} | "
+                   f"{fmt(inst, 2)} | {fmt(k.get('achieved_occupancy_pct'))} |")
     return "\n".join(out) + "\n"
 
 
@@ -79,11 +124,14 @@ def store_efficiency_model(k: dict) -> float:
 
 
 def compute(doc: dict, profile: dict | None, slug: str) -> dict[str, str]:
-    """The numbers the lesson's prose cites: where one launch stands against CUB, the targets, and what
-    the profile says about CUB's grid, the store and branch counters."""
+    """The numbers the lesson's prose cites: the run-to-run spread, where one launch stands against CUB
+    (by the ranges of the runs, and by the medians), the block waves of the unroll rungs, and what the
+    profile says about CUB's grid, the store and branch counters."""
     compared = ladder.versus_library(doc)
     by_verdict = {v: [c["n"] for c in compared if c["single_verdict"] == v] for v in ("ahead", "level", "behind")}
-    ratios = [c["library"]["time_ms"] / c["single"]["time_ms"] for c in compared if c["single_verdict"] == "ahead"]
+    ratio = lambda c: c["library"]["time_ms"] / c["single"]["time_ms"]  # noqa: E731
+    ahead = [ratio(c) for c in compared if c["single_verdict"] == "ahead"]
+    medians_faster = [c for c in compared if ratio(c) > 1]
     last = compared[-1]
     fastest, cub = last["fastest"], last["library"]
     launches = "one launch" if fastest["kernel"].startswith("single_pass") else "two launches"
@@ -93,7 +141,10 @@ def compute(doc: dict, profile: dict | None, slug: str) -> dict[str, str]:
         "ahead_sizes": ladder.size_span(by_verdict["ahead"]),
         "level_sizes": ladder.size_span(by_verdict["level"]),
         "behind_sizes": ladder.size_span(by_verdict["behind"]),
-        "ahead_range": f"{min(ratios):.2f}× to {max(ratios):.2f}×" if ratios else "nowhere",
+        "ahead_range": ratio_span(ahead),
+        "medians_faster_sizes": ladder.size_span([c["n"] for c in medians_faster]),
+        "medians_faster_range": ratio_span([ratio(c) for c in medians_faster]),
+        "medians_ratio_2_24": ladder.times(next(ratio(c) for c in compared if c["n"] == 1 << 24)),
         "sweep_span": ladder.size_span([c["n"] for c in compared]),
         # Our fastest rung's median against CUB's median, size by size (no spread allowance).
         "fastest_slower_sizes": ladder.size_list([c["n"] for c in compared
@@ -108,6 +159,7 @@ def compute(doc: dict, profile: dict | None, slug: str) -> dict[str, str]:
         "l2_mib": f"{doc['device']['l2_bytes'] / 2**20:.0f} MiB",
         "sm_count": f"{doc['device']['sm_count']}",
     }
+    out |= spread_values(doc) | wave_values(doc)
     out |= answer_key_values(doc, slug)
     kernels = ((profile or {}).get("ncu") or {}).get("kernels")
     cub_k = ladder.profiled(profile, CUB)
@@ -122,7 +174,9 @@ def compute(doc: dict, profile: dict | None, slug: str) -> dict[str, str]:
     return out | {
         "cub_grid": f"{cub_grid:,}",
         "cub_block": f"{cub_block}",
-        "cub_fit": f"{2048 // cub_block}",  # 2048 resident threads per SM: sm_90's limit
+        "cub_fit": f"{THREADS_PER_SM // cub_block}",
+        "cub_waves": waves_text(*divmod(cub_grid, doc["device"]["sm_count"] * (THREADS_PER_SM // cub_block)),
+                                doc["device"]["sm_count"] * (THREADS_PER_SM // cub_block)),
         "cub_per_sm": f"{cub_grid / doc['device']['sm_count']:.0f}",
         "cub_sectors": f"{cub_k['sectors_per_request']:.2f}",
         "unroll_sectors": " or ".join(sorted(unroll)),
@@ -135,9 +189,76 @@ def compute(doc: dict, profile: dict | None, slug: str) -> dict[str, str]:
 
 
 # Little's law (Question 3 and its answer): the DRAM latency chapter 02's memory_latency measured on the same GPU
-# (results/<gpu>/02_bandwidth_latency.json), and sm_90's limit of resident threads per SM.
+# (results/<gpu>/02_bandwidth_latency.json).
 LATENCY_RESULTS = "02_bandwidth_latency.json"
-THREADS_PER_SM = 2048
+
+
+def ratio_span(ratios: list[float]) -> str:
+    """1.04, 2.20 -> "1.04× to 2.20×"; one ratio -> "2.20×"."""
+    if not ratios:
+        return "nowhere"
+    low, high = f"{min(ratios):.2f}×", f"{max(ratios):.2f}×"
+    return low if low == high else f"{low} to {high}"
+
+
+def spread_values(doc: dict) -> dict[str, str]:
+    """The spread as the lesson states it: the sizes at which a row's runs typically spread by 10 % or more
+    (median cv), how far, the largest cv of the sweep, and where the spread falls under 1 %."""
+    spread = ladder.spread_rows(doc)
+    wide = [r for r in spread if r["median_cv"] >= 0.10]
+    narrow = [r for r in spread if r["median_cv"] < 0.01]
+    widest = max(spread, key=lambda r: r["max_cv"])
+    pct = lambda x: f"{100 * x:.0f} %" if x >= 0.01 else f"{100 * x:.1f} %"  # noqa: E731
+    span = lambda xs: pct(min(xs)) if pct(min(xs)) == pct(max(xs)) else f"{pct(min(xs))} to {pct(max(xs))}"  # noqa: E731
+    return {
+        "cv_wide_sizes": ladder.size_span([r["n"] for r in wide]),
+        "cv_wide_range": span([r["median_cv"] for r in wide]) if wide else "under 10 %",
+        "cv_max": f"{pct(widest['max_cv'])} (`{widest['widest']}` at {ladder.size_label(widest['n'])})",
+        "cv_narrow_sizes": ladder.size_span([r["n"] for r in narrow]),
+        "cv_narrow_range": span([r["median_cv"] for r in narrow]) if narrow else "nowhere under 1 %",
+    }
+
+
+def wave_shape(doc: dict, kernel: str, n: int) -> dict:
+    """How one rung's grid lands on the GPU (the waves model): as many blocks at once as the SMs hold
+    (sm_count from the results' device, at most THREADS_PER_SM / block per SM), the grid in full waves of
+    that many, and a last wave (the tail) of the rest."""
+    r = ladder.row(doc, kernel, n)
+    sm_count = doc["device"]["sm_count"]
+    per_sm = THREADS_PER_SM // r["block"]
+    wave = sm_count * per_sm
+    full, tail = divmod(r["grid"], wave)
+    return {"kernel": kernel, "n": n, "grid": r["grid"], "block": r["block"], "sm_count": sm_count,
+            "per_sm": per_sm, "wave": wave, "full": full, "tail": tail}
+
+
+# The rungs the waves section and its diagram show: a two-pass unroll rung (a grid that grows with n) and
+# the persistent rung (a grid of one wave, from the occupancy API), both at the lesson's first size.
+WAVE_RUNGS = ("unroll8", "int4_grid_stride")
+
+
+def waves_text(full: int, tail: int, wave: int) -> str:
+    """7, 400, 528 -> "7 full waves and a tail of 400 blocks (76 % of a wave)"."""
+    return f"{full} full wave{'s' if full != 1 else ''}" + (
+        f" and a tail of {tail:,} blocks ({100 * tail / wave:.0f} % of a wave)" if tail else ", no tail")
+
+
+def wave_values(doc: dict) -> dict[str, str]:
+    big, huge = ladder.SIZES
+    unroll, persistent = (wave_shape(doc, k, big) for k in WAVE_RUNGS)
+    unroll_huge = wave_shape(doc, WAVE_RUNGS[0], huge)
+    waves = lambda w: waves_text(w["full"], w["tail"], w["wave"])  # noqa: E731
+    return {
+        "wave_per_sm": f"{unroll['per_sm']}",
+        "wave_size": f"{unroll['sm_count']} × {unroll['per_sm']} = {unroll['wave']:,}",
+        "wave_unroll_grid": f"{unroll['grid']:,}",
+        "wave_unroll": waves(unroll),
+        "wave_unroll_idle": f"{unroll['wave'] - unroll['tail']:,}" if unroll["tail"] else "0",
+        "wave_unroll_huge_grid": f"{unroll_huge['grid']:,}",
+        "wave_unroll_huge": waves(unroll_huge),
+        "wave_persistent_grid": f"{persistent['grid']:,}",
+        "wave_persistent": waves(persistent),
+    }
 
 
 def dram_latency_ns(slug: str) -> float | None:
@@ -236,7 +357,11 @@ KEY_VALUES = ["key_runs", "first_half", "half_pct_2_24", "before_half_2_24", "ha
               "single_pass_solution_ratio", "single_pass_solution_points"]
 
 values = ladder.chapter_values(
-    ["device", "ahead_sizes", "level_sizes", "behind_sizes", "ahead_range", "sweep_span", "fastest_slower_sizes",
+    ["blog", "device", "ahead_sizes", "level_sizes", "behind_sizes", "ahead_range", "sweep_span", "fastest_slower_sizes",
+     "medians_faster_sizes", "medians_faster_range", "medians_ratio_2_24", "cub_waves",
+     "cv_wide_sizes", "cv_wide_range", "cv_max", "cv_narrow_sizes", "cv_narrow_range",
+     "wave_per_sm", "wave_size", "wave_unroll_grid", "wave_unroll", "wave_unroll_idle", "wave_unroll_huge_grid",
+     "wave_unroll_huge", "wave_persistent_grid", "wave_persistent",
      "fastest_largest", "largest",
      "largest_margin", "largest_cub_spread", "single_2_24_us", "unroll8_pct_largest", "copy_tbs", "l2_mib",
      "cub_grid", "cub_block", "cub_per_sm", "sm_count", "no_branch_kernels", "sp_gst_formula", "sp_gst_model",
@@ -244,14 +369,17 @@ values = ladder.chapter_values(
 
 
 def tables(results: dict[str, dict]) -> dict[str, str]:
+    blog = {"blog_k80": ladder.blog_table(BLOG_KERNELS)}  # a quoted source: there with or without our results
     if not results:
-        return ladder.no_results(BLOCKS)
+        return ladder.no_results(BLOCKS) | blog
     slugs = sorted(results)
-    return {
+    return blog | {
         "results": ladder.all_tables(results),
         "target": "\n".join(target_table(s, results[s]) for s in slugs),
-        "ncu": "\n".join(ncu_table(s, ladder.load_profile(s)) for s in slugs),
-        "plots": f"\\image html {TIME_PLOT}\n\n\\image html {BANDWIDTH_PLOT}\n",
+        "spread": "\n".join(spread_table(s, results[s]) for s in slugs),
+        "ncu_memory": "\n".join(ncu_memory_table(s, ladder.load_profile(s)) for s in slugs),
+        "ncu_execution": "\n".join(ncu_execution_table(s, ladder.load_profile(s)) for s in slugs),
+        "plots": "\n".join(f'\\image html {name} "{caption}"\n' for name, caption in PLOT_CAPTIONS.items()),
     }
 
 
