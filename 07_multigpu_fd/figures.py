@@ -56,12 +56,13 @@ def _name(slug, doc):
 
 
 def _by_gpu(rows):
-    """[(GPU name, [row, ...])] in document order: one lesson table per GPU, the GPU named in its heading
-    (a GPU column would repeat the name on every row and wrap it on a narrow page)."""
+    """[(heading, [row, ...])], one per results folder in name order, rows in document order: one lesson
+    table per GPU, named in its heading (a GPU column would repeat the name on every row and wrap it on a
+    narrow page). The heading names the folder too: results/h200 and results/h200x2 are both H200s."""
     groups = {}
     for slug, doc, r in rows:
-        groups.setdefault(slug, (_name(slug, doc), []))[1].append(r)
-    return list(groups.values())
+        groups.setdefault(slug, (f"{_name(slug, doc)} (results/{slug})", []))[1].append(r)
+    return [groups[slug] for slug in sorted(groups)]
 
 
 def _ladder(docs):
