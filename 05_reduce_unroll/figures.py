@@ -160,6 +160,9 @@ def compute(doc: dict, profile: dict | None, slug: str) -> dict[str, str]:
         "sm_count": f"{doc['device']['sm_count']}",
     }
     out |= spread_values(doc) | wave_values(doc)
+    # The blog post's last rung, as its own K80 bandwidth (a quoted source, set beside that GPU's data sheet).
+    _, blog_ms, _ = ladder.BLOG_K80["unroll8_templated"]
+    out["blog_last"] = f"{blog_ms:.3f} ms for 2^26 bytes, about {2**26 / (blog_ms * 1e-3) / 1e9:.0f} GB/s"
     out |= answer_key_values(doc, slug)
     kernels = ((profile or {}).get("ncu") or {}).get("kernels")
     cub_k = ladder.profiled(profile, CUB)
@@ -358,7 +361,7 @@ KEY_VALUES = ["key_runs", "first_half", "half_pct_2_24", "before_half_2_24", "ha
 
 values = ladder.chapter_values(
     ["blog", "device", "ahead_sizes", "level_sizes", "behind_sizes", "ahead_range", "sweep_span", "fastest_slower_sizes",
-     "medians_faster_sizes", "medians_faster_range", "medians_ratio_2_24", "cub_waves",
+     "medians_faster_sizes", "medians_faster_range", "medians_ratio_2_24", "cub_waves", "blog_last",
      "cv_wide_sizes", "cv_wide_range", "cv_max", "cv_narrow_sizes", "cv_narrow_range",
      "wave_per_sm", "wave_size", "wave_unroll_grid", "wave_unroll", "wave_unroll_idle", "wave_unroll_huge_grid",
      "wave_unroll_huge", "wave_persistent_grid", "wave_persistent",
