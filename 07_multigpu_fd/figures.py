@@ -278,23 +278,26 @@ def _compiler_table(docs):
     grid = _ladder_grid(docs)
     kernels = report["kernels"]["release"]
     lines = [f"`nvcc -Xptxas -v`, sm_90, the chapter's Release flags ({report['nvcc']}). Blocks one SM can hold, "
-             "by registers · shared memory · warps · block slots (the binding limit in bold); the last column "
-             + (f"divides the {grid[0]}×{grid[1]} grid's blocks by the {grid[2]} SMs of the {grid[3]}." if grid and grid[2]
+             "by registers · shared memory · warps · block slots, are in the second table (the binding limit in bold); its last column "
+             + (f"divides the blocks of the launch grid over the {grid[0]}×{grid[1]} mesh by the {grid[2]} SMs of the {grid[3]}." if grid and grid[2]
                 else "needs a ladder run."),
-             "",
-             "| rung | threads per block | registers | shared memory (bytes) | spills (bytes) | code (KiB) | "
-             "blocks per SM by registers · smem · warps · slots | resident blocks (warps) per SM | grid blocks per SM |",
-             "|---|---:|---:|---:|---:|---:|---|---:|---:|"]
+             ""]
+    # Two tables of at most seven columns: what each kernel needs, then what that allows per SM.
+    needs = ["| rung | threads per block | registers | shared memory (bytes) | spills (bytes) | code (KiB) |",
+             "|---|---:|---:|---:|---:|---:|"]
+    allows = ["| rung | blocks per SM by registers · smem · warps · slots | resident blocks (warps) per SM | "
+              "launch-grid blocks per SM |",
+              "|---|---|---:|---:|"]
     for rung, (kernel, launcher) in report["rungs"].items():
         k = kernels[kernel]
         threads, blocks = _launch_shape(launcher, grid[0], grid[1]) if grid else (_launch_shape(launcher, 1, 1)[0], None)
         occ = occupancy(threads, k["registers"], k["smem_bytes"])
         limits = " · ".join(f"**{v}**" if n in occ["limited_by"] else str(v) for n, v in occ["limits"].items())
         per_sm = f"{blocks / grid[2]:.1f}" if grid and grid[2] else "-"
-        lines.append(f"| `{rung}` | {threads} | {k['registers']} | {k['smem_bytes']} | "
-                     f"{k['spill_store_bytes'] + k['spill_load_bytes']} | {k['code_bytes'] / 1024:.1f} | {limits} | "
-                     f"{occ['blocks']} ({occ['warps']}) | {per_sm} |")
-    return "\n".join(lines)
+        needs.append(f"| `{rung}` | {threads} | {k['registers']} | {k['smem_bytes']} | "
+                     f"{k['spill_store_bytes'] + k['spill_load_bytes']} | {k['code_bytes'] / 1024:.1f} |")
+        allows.append(f"| `{rung}` | {limits} | {occ['blocks']} ({occ['warps']}) | {per_sm} |")
+    return "\n".join(lines + needs + [""] + allows)
 
 
 def _flags_table(docs):
