@@ -7,8 +7,6 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
-#include <cstring>
 #include <map>
 #include <set>
 #include <span>
@@ -17,6 +15,7 @@
 
 #include "common/buffers.cuh"
 #include "common/device.cuh"
+#include "course_test_env.hpp"
 #include "reduce_ladder/ladder.hpp"
 #include "reduce_ladder/program.hpp"
 
@@ -25,23 +24,9 @@ namespace reduce::checks {
 inline constexpr std::size_t big = std::size_t{1} << 24;
 inline constexpr unsigned all_blocks[] = {64, 128, 256, 512, 1024};
 
-/// The seed of an exercise's inputs: COURSE_SEED when the grader sets it (a fresh one per grading
-/// run), else `fallback`, so that a plain run is reproducible.
-inline std::uint64_t seed_from_env(std::uint64_t fallback) {
-  const char* text = std::getenv("COURSE_SEED");
-  if (text == nullptr || *text == '\0') return fallback;
-  char* end = nullptr;
-  const unsigned long long seed = std::strtoull(text, &end, 10);
-  return end != nullptr && *end == '\0' ? seed : fallback;
-}
-
-/// True when the case runs under compute-sanitizer (the exercise's sanitizer test sets
-/// COURSE_SANITIZER): a case then keeps its launches to a few blocks, since a racing kernel is reported
-/// on every block and racecheck's cost grows with each hazard it records.
-inline bool under_sanitizer() {
-  const char* tool = std::getenv("COURSE_SANITIZER");
-  return tool != nullptr && *tool != '\0';
-}
+// The grader's seed and the sanitizer flag: one definition for every chapter (common/testing).
+using course::testing::seed_from_env;
+using course::testing::under_sanitizer;
 
 /// `count` sizes drawn from `seed`, spread over [1, limit] on a log scale (small and large alike), so
 /// that a grader's fresh seed also brings sizes nobody tuned for.
@@ -56,18 +41,10 @@ inline std::vector<std::size_t> random_sizes(std::uint64_t seed, std::size_t cou
   return sizes;
 }
 
-/// For the GPU case of a CPU-graded exercise: true when a GPU is usable. Without one the case checks
-/// nothing and says so (the exercise's CPU cases grade it), unless REQUIRE_GPU=1, which makes the
-/// missing GPU a failure, as for every GPU test.
+/// For the GPU case of a CPU-graded exercise: true when a GPU is usable (REQUIRE_GPU=1 makes a missing
+/// one a failure; course_test_env.hpp).
 inline bool gpu_present_for_cpu_exercise() {
-  if (course::usable_device_count() > 0) return true;
-  const char* require = std::getenv("REQUIRE_GPU");
-  if (require != nullptr && std::strcmp(require, "1") == 0) {
-    FAIL("REQUIRE_GPU=1 but no usable CUDA device");
-    return false;
-  }
-  MESSAGE("no usable GPU: the kernel's sums are not checked here (the CPU cases grade this exercise)");
-  return false;
+  return course::testing::gpu_present_for_cpu_exercise("the kernel's sums are");
 }
 
 /// 1, 2, 31, 32, 33, block − 1, block + 1, odd non-powers of two, 2^24 and 2^24 + 3.
@@ -85,6 +62,8 @@ inline std::vector<std::size_t> awkward_sizes(unsigned block, bool include_big) 
 /// which the vector-load rungs must handle with a scalar head.
 inline constexpr std::size_t offsets[] = {0, 1, 2, 3};
 inline constexpr std::size_t capacity = big + 3 + 3;
+/// The float checks' starts: aligned, and 3 floats past a 16-byte boundary.
+inline constexpr std::size_t float_offsets[] = {0, 3};
 
 /// The sizes a check runs at one block size: the awkward ones, plus `extra` (an exercise's sizes drawn
 /// from its seed).
@@ -111,7 +90,8 @@ inline void check_ints(std::span<const Variant> variants, std::span<const unsign
   for (const unsigned block : blocks)
     for (const std::size_t n : sizes_for(block, include_big, extra))
       for (const std::size_t offset : offsets) {
-        expected.try_emplace({offset, n}, reference_sum(std::span<const int>(host.data() + offset, n)));
+        if (!expected.contains({offset, n}))  // each sum once: the sizes repeat across block sizes
+          expected.emplace(std::pair{offset, n}, reference_sum(std::span<const int>(host.data() + offset, n)));
         for (const auto& v : variants)
           scratch = std::max(scratch, scratch_bytes_for(v, n, v.shape(n, block, sm_count)));
       }
@@ -123,13 +103,14 @@ inline void check_ints(std::span<const Variant> variants, std::span<const unsign
         for (const std::size_t offset : offsets) {
           const LaunchShape shape = v.shape(n, block, sm_count);
           for (int repeat = 0; repeat < 2; ++repeat) {
+            // Before the launch, so that a CUDA error thrown by it is reported with the case too.
+            INFO("kernel ", v.name, ", n = ", n, ", block = ", block, ", offset = ", offset, ", grid = ",
+                 shape.grid, ", run ", repeat);
             workspace.poison();
             result.fill_bytes(0xff);
             v.sum_int(input.data() + offset, n, result.data(), shape, workspace, nullptr);
             long long got = 0;
             result.download(std::span<long long>(&got, 1));
-            INFO("kernel ", v.name, ", n = ", n, ", block = ", block, ", offset = ", offset, ", grid = ",
-                 shape.grid, ", run ", repeat);
             CHECK(got == expected.at({offset, n}));
           }
         }
@@ -145,38 +126,71 @@ inline long double float_tolerance(std::size_t n, LaunchShape shape, long double
   return static_cast<long double>(chain) * 0x1.0p-24L * sum_abs + 1e-30L;
 }
 
-/// Float sums against a long double reference within float_tolerance (`seed` draws the data).
-inline void check_floats(std::span<const Variant> variants, std::span<const unsigned> blocks, std::uint64_t seed = 11) {
+/// Float sums against a long double reference within float_tolerance (`seed` draws the data; `extra`
+/// adds sizes, at most `big`, to the awkward ones). Rungs without a float launcher (the library row)
+/// are left out.
+inline void check_floats(std::span<const Variant> variants, std::span<const unsigned> blocks, std::uint64_t seed = 11,
+                         std::span<const std::size_t> extra = {}) {
   const int sm_count = course::require_device(0).sm_count;
   const std::vector<float> host = random_floats(capacity, -1.0f, 1.25f, seed);
   course::DeviceBuffer<float> input(capacity);
   input.upload(host);
   course::DeviceBuffer<float> result(1);
+  std::map<std::pair<std::size_t, std::size_t>, FloatReference> references;
   std::size_t scratch = 8;
   for (const unsigned block : blocks)
-    for (const std::size_t n : awkward_sizes(block, true))
+    for (const std::size_t n : sizes_for(block, true, extra)) {
+      for (const std::size_t offset : float_offsets)
+        if (!references.contains({offset, n}))
+          references.emplace(std::pair{offset, n}, reference_sum(std::span<const float>(host.data() + offset, n)));
       for (const auto& v : variants)
         scratch = std::max(scratch, scratch_bytes_for(v, n, v.shape(n, block, sm_count)));
+    }
   Workspace workspace(scratch);
   for (const auto& v : variants) {
     if (!v.sum_float) continue;
     for (const unsigned block : blocks)
-      for (const std::size_t n : awkward_sizes(block, true))
-        for (const std::size_t offset : {std::size_t{0}, std::size_t{3}}) {
-          const FloatReference ref = reference_sum(std::span<const float>(host.data() + offset, n));
+      for (const std::size_t n : sizes_for(block, true, extra))
+        for (const std::size_t offset : float_offsets) {
+          const FloatReference& ref = references.at({offset, n});
           const LaunchShape shape = v.shape(n, block, sm_count);
+          INFO("kernel ", v.name, ", n = ", n, ", block = ", block, ", offset = ", offset, ", grid = ", shape.grid,
+               ", reference ", static_cast<double>(ref.sum));
           workspace.poison();
           result.fill_bytes(0xff);
           v.sum_float(input.data() + offset, n, result.data(), shape, workspace, nullptr);
           float got = 0;
           result.download(std::span<float>(&got, 1));
           const long double error = std::fabs(static_cast<long double>(got) - ref.sum);
-          INFO("kernel ", v.name, ", n = ", n, ", block = ", block, ", offset = ", offset, ", got ", got,
-               ", reference ", static_cast<double>(ref.sum));
-          CHECK(std::isfinite(got));
-          CHECK(error <= float_tolerance(n, shape, ref.sum_abs));
+          CHECK_MESSAGE(std::isfinite(got), "got ", got);
+          CHECK_MESSAGE(error <= float_tolerance(n, shape, ref.sum_abs), "got ", got);
         }
   }
+}
+
+/// The sizes the walk of every rung adds to the awkward ones: 1000, 2^20 + 7, and either side of the
+/// single-pass rungs' one-block grid at every block size (one trip of one block covers 4 ints × 4 or 8
+/// loads × block threads; past it the grid has several blocks, a ticket and a last-block finish).
+inline std::vector<std::size_t> every_rung_extra_sizes() {
+  std::vector<std::size_t> sizes{1000, (std::size_t{1} << 20) + 7};
+  for (const unsigned block : all_blocks)
+    for (const std::size_t loads : {4u, 8u})
+      for (const std::size_t n : {4 * loads * block - 1, 4 * loads * block, 4 * loads * block + 1}) sizes.push_back(n);
+  return sizes;
+}
+
+/// The walk the test preset runs on every rung of a chapter's tables (the chapter's TEST_SUITE("gpu"),
+/// as chapter 07's test_gpu.cu walks its variants()): random ints summed exactly in 64 bits, and
+/// random floats within the rounding bound of a long double sum, at every awkward size (1, 31, 33, 1000,
+/// block ± 1, 2^20 + 7, 2^24 + 3, either side of the one-block grid …), every block size from 64 to
+/// 1024, starts up to 3 elements past a 16-byte boundary, outputs and partials poisoned before each
+/// run, each int run done twice (a single-pass rung must leave its ticket ready). Fixed seeds: a
+/// failure here reproduces, and names the rung, size, block and start.
+inline void check_every_rung(std::span<const Variant> rungs) {
+  REQUIRE_MESSAGE(!rungs.empty(), "no rung to check: the chapter's tables are empty");
+  const std::vector<std::size_t> extra = every_rung_extra_sizes();
+  check_ints(rungs, all_blocks, true, 2029, extra);
+  check_floats(rungs, all_blocks, 2039, extra);
 }
 
 /// The CPU-side checks every ladder program shares: validation happens before the GPU is touched.
