@@ -17,6 +17,9 @@ int run_main(const char* program, int (*body)(int, char**), int argc, char** arg
   } catch (const NoDeviceError& e) {
     std::fprintf(stderr, "%s: skipped: %s\n", program, e.what());
     return exit_no_device;
+  } catch (const WrongResultError& e) {
+    std::fprintf(stderr, "%s: wrong result: %s\n", program, e.what());
+    return exit_failure;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s: %s\n", program, e.what());
     return exit_failure;

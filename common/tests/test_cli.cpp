@@ -96,6 +96,7 @@ TEST_CASE("run_main maps errors to exit codes 2, 77 and 1") {
   CHECK(run_main("t", [](int, char**) -> int { throw course::UsageError("bad"); }, 1, argv) == 2);
   CHECK(run_main("t", [](int, char**) -> int { throw course::NoDeviceError("none"); }, 1, argv) == 77);
   CHECK(run_main("t", [](int, char**) -> int { throw course::CudaError("boom"); }, 1, argv) == 1);
+  CHECK(run_main("t", [](int, char**) -> int { throw course::WrongResultError("sum 1, expected 2"); }, 1, argv) == 1);
   CHECK(run_main("t", [](int, char**) -> int { throw course::ExitRequest{0}; }, 1, argv) == 0);
 }
 

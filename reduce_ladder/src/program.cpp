@@ -140,7 +140,7 @@ int run_ladder_program(const LadderProgram& program, int argc, char** argv) {
       long long got = 0;
       result.download(std::span<long long>(&got, 1));
       if (got != expected)
-        throw course::CudaError(std::string(v.name) + ": sum of " + std::to_string(n) + " ints is " +
+        throw course::WrongResultError(std::string(v.name) + ": sum of " + std::to_string(n) + " ints is " +
                                 std::to_string(got) + ", expected " + std::to_string(expected));
       const std::string range = std::string(v.name) + " n=" + std::to_string(n);
       const course::NvtxRange nvtx(range.c_str());

@@ -29,6 +29,13 @@ struct CudaError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// A result the program checked is wrong (a sum that differs from the CPU's, a simulation that blew
+/// up): one line saying so, no table, no results file, exit code 1. Not a CudaError: every CUDA call
+/// succeeded, the answer did not.
+struct WrongResultError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 /// Thrown to end the program early with a given code and nothing more to say (e.g. after --help).
 struct ExitRequest {
   int code = 0;
