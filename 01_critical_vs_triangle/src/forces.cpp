@@ -367,7 +367,7 @@ constexpr Variant variant_table[] = {
     {"full_list", "full list, no Newton's third law: twice the pairs, no conflicting writes", forces_full_list,
      ListKind::full, false},
     {"full_list_vectorized", "full list, one SIMD lane per neighbour (omp simd, a clone per vector width): no "
-     "scatter, no conflicts", forces_full_list_vectorized, ListKind::full, false},
+     "scatter, no conflicts", forces_full_list_vectorized, ListKind::full, false, true},
 };
 
 }  // namespace

@@ -58,6 +58,7 @@ struct Variant {
   ForceFunction compute;
   ListKind list;             ///< the neighbour list it walks
   bool critical_section;     ///< the idle-time model Nth(Nth−1)Tc applies (critical) or half of it (triangle)
+  bool vector_clones = false;  ///< its pair loop is built with MD_VECTOR_CLONES: the loader picks the vector width
 };
 
 /// serial, critical, triangle, atomic, thread_arrays, full_list: in that order.

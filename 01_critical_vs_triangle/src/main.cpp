@@ -24,6 +24,7 @@
 #include "simulation.hpp"
 #include "stability.hpp"
 #include "sweep.hpp"
+#include "vector_clones.hpp"
 
 namespace {
 
@@ -108,6 +109,10 @@ void print_header(std::ostream& info, const md::Config& c) {
   std::snprintf(line, sizeof line, "CPU: %s, %d logical cores (OpenMP: %d); CPU-only chapter, no GPU used\n",
                 course::host_cpu_name().c_str(), omp_get_num_procs(), omp_get_max_threads());
   info << line;
+  std::string extensions;  // what Question 8 asks about: the vectors the CPU has and the clone that runs
+  for (const std::string& name : md::cpu_vector_extensions()) extensions += (extensions.empty() ? "" : " ") + name;
+  info << "vector extensions: " << (extensions.empty() ? "none recognised" : extensions) << "; the loader bound the "
+       << md::bound_clone_isa() << " clone of the vectorized loops\n";
   if (max_threads > omp_get_num_procs()) {
     std::snprintf(line, sizeof line, "note: teams of up to %d threads on %d cores are oversubscribed: timings will not "
                   "follow the model\n", max_threads, omp_get_num_procs());
@@ -160,6 +165,7 @@ int run(int argc, char** argv) {
 
   const std::size_t atoms = ref.initial.size();
   report.results().set_host_cpu();
+  md::record_cpu(report.results());
   report.results().config() = md::config_json(config, atoms, o.common.timing);
   report.results().extra()["step0"] = md::thermo_json(ref.step0);
   if (is_lammps_input(config))

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "partition.hpp"
+#include "vector_clones.hpp"
 
 namespace md {
 
@@ -65,6 +66,39 @@ void record_row(course::RowTable& table, const Config& config, std::size_t atoms
   row.json("cells", config.initial ? nlohmann::json() : nlohmann::json(config.cells)).json("atoms", atoms).json("reps", reps);
   row.json("idle_before_ms", f.idle.idle_before_s * 1e3).json("idle_after_ms", f.idle.idle_after_s * 1e3);
   row.json("particle_ns", f.idle.particle_s * 1e9);
+  row.json("isa", std::string(v.vector_clones ? bound_clone_isa() : build_isa()));
+}
+
+std::vector<std::string> cpu_vector_extensions() {
+  std::vector<std::string> found;
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+  // __builtin_cpu_supports takes a string literal only, hence one line per extension. Its names differ
+  // from /proc/cpuinfo's for SSE4 and are given here in cpuinfo's spelling (SSE3 keeps its own name:
+  // cpuinfo says "pni"). x86-64-v3 (the avx2 clone) is avx2 + fma + more; x86-64-v4 (the avx512 clone)
+  // adds avx512f, dq, cd, bw and vl.
+  const auto add = [&found](const char* name, bool present) {
+    if (present) found.emplace_back(name);
+  };
+  add("sse2", __builtin_cpu_supports("sse2"));
+  add("sse3", __builtin_cpu_supports("sse3"));
+  add("ssse3", __builtin_cpu_supports("ssse3"));
+  add("sse4_1", __builtin_cpu_supports("sse4.1"));
+  add("sse4_2", __builtin_cpu_supports("sse4.2"));
+  add("avx", __builtin_cpu_supports("avx"));
+  add("avx2", __builtin_cpu_supports("avx2"));
+  add("fma", __builtin_cpu_supports("fma"));
+  add("avx512f", __builtin_cpu_supports("avx512f"));
+  add("avx512dq", __builtin_cpu_supports("avx512dq"));
+  add("avx512cd", __builtin_cpu_supports("avx512cd"));
+  add("avx512bw", __builtin_cpu_supports("avx512bw"));
+  add("avx512vl", __builtin_cpu_supports("avx512vl"));
+#endif
+  return found;
+}
+
+void record_cpu(course::ResultsFile& results) {
+  results.header("cpu_model") = course::host_cpu_name();
+  results.header("cpu_vector_extensions") = cpu_vector_extensions();
 }
 
 nlohmann::json config_json(const Config& config, std::size_t atoms, const course::TimingOptions& timing) {
@@ -78,7 +112,9 @@ nlohmann::json config_json(const Config& config, std::size_t atoms, const course
           {"reps", timing.reps},            {"warmup", timing.warmup},
           {"omp_num_procs", omp_get_num_procs()},
           {"minimum_image", config.minimum_image_every_pair ? "every-pair" : "across-box"},
-          {"list_build", config.list_build == ListBuildPass::baseline ? "baseline" : "vectorized"}};
+          {"list_build", config.list_build == ListBuildPass::baseline ? "baseline" : "vectorized"},
+          // the neighbour build's distance pass: the bound clone, or the baseline pass built once
+          {"list_build_isa", config.list_build == ListBuildPass::baseline ? build_isa() : bound_clone_isa()}};
   if (config.initial) {  // started from a data file: no lattice, and no velocity seed
     json["cells"] = nullptr;
     json["seed"] = nullptr;

@@ -57,6 +57,9 @@ class ResultsFile {
   void set_host_cpu();
   nlohmann::json& config() { return doc_["config"]; }
   nlohmann::json& extra() { return doc_["extra"]; }
+  /// A top-level field of the file's header, beside "device", "date" and "commit": what a chapter records
+  /// about the machine or the build that the common header does not (chapter 01: the CPU's vector extensions).
+  nlohmann::json& header(const std::string& key) { return doc_[key]; }
   void add_row(nlohmann::json row) { doc_["rows"].push_back(std::move(row)); }
   const nlohmann::json& json() const noexcept { return doc_; }
   /// Writes the file atomically (temporary file + rename), creating parent folders.
