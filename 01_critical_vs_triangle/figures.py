@@ -427,6 +427,28 @@ def _lammps_values(doc):
     return out
 
 
+# Doubles per vector register of each clone MD_VECTOR_CLONES builds (src/vector_clones.hpp): the row field `isa`.
+ISA_DOUBLES = {"avx512": 8, "avx2": 4, "baseline": 2}
+ISA_NOT_RECORDED = ("the run did not record which clone the loader bound (its results predate the fields that "
+                    "say so)")
+
+
+def _isa_values(doc):
+    """What a run recorded about its CPU's vectors (results written since the header fields `cpu_model` and
+    `cpu_vector_extensions` and the row field `isa` exist); older runs record neither, and then the values say
+    so instead of guessing from the CPU's name."""
+    bound = sorted({r["isa"] for r in doc.get("rows", []) if r.get("strategy") == "full_list_vectorized"
+                    and r.get("isa")})
+    out = {"isa.bound": ("the run recorded " + _list([f"the `{i}` clone ({ISA_DOUBLES.get(i, '?')} doubles a vector)"
+                                                      for i in bound]) if bound else ISA_NOT_RECORDED)}
+    extensions = doc.get("cpu_vector_extensions")
+    out["isa.extensions"] = ("not recorded by this run" if extensions is None
+                             else ("none recognised" if not extensions else ", ".join(f"`{e}`" for e in extensions)))
+    out["isa.avx512f"] = ("not recorded by this run" if extensions is None
+                          else ("listed" if "avx512f" in extensions else "not listed"))
+    return out
+
+
 def _ranges_apart(a, b, key):
     """True when the min-max ranges of a measured quantity do not overlap: the two rows are told apart."""
     return a[key + "_max"] < b[key + "_min"] or b[key + "_max"] < a[key + "_min"]
@@ -673,6 +695,12 @@ def _key_values(doc):
     above = [r["threads"] for r in crit if r["idle_ms"] >= r["model_idle_ms"]]
     out["critical_below_model_teams"] = _team_ranges(below) if below else "no team size"
     out["critical_above_model_teams"] = _team_ranges(above) if above else "no team size"
+    by_team = {r["threads"]: r for r in crit}
+    out["critical_above_model_detail"] = (
+        "; ".join(f"{_ms(by_team[t]['idle_ms'])} ms at {t} threads against a model Nth(Nth−1)Tc of "
+                  f"{_ms(by_team[t]['model_idle_ms'])} ms, {100 * by_team[t]['idle_after_ms'] / by_team[t]['idle_ms']:.0f}% "
+                  "of it after the section" for t in above)
+        if above else "no team of two or more measured more idle time than the model")
 
     # Delta = Tc/t_p at the default size, every team, and the clamp.
     deltas = [r["triangle_step"] for r in rows if r["strategy"] == "triangle" and r.get("triangle_step")]
@@ -736,15 +764,28 @@ def values(results: dict[str, dict]) -> dict[str, str]:
             named = {}
         out.update({f"{slug}.{name}": text for name, text in named.items()})
         try:  # the answer key's values (instructor/answer_key.md), every machine
-            named = _key_values(results[slug])
+            named = {**_key_values(results[slug]), **_isa_values(results[slug])}
         except (KeyError, IndexError, TypeError, ValueError, ZeroDivisionError):
             named = {}
         out.update({f"{slug}.{name}": text for name, text in named.items()})
     return out
 
 
+# What to look at in each plot (one sentence each: the lesson's image captions).
+PLOT_CAPTIONS = {
+    "ch01_speedup.png": "Force-part speedup over the serial reference against the team size, every strategy at the "
+                        "default size: look at how far each curve stays below the dotted ideal line, and where "
+                        "curves cross.",
+    "ch01_idle.png": "Idle time of the team per force evaluation, measured (median line, min-max band) and modelled "
+                     "(dashed), on a log scale: look at where each measured line sits above or below its model.",
+    "ch01_timeline.png": "One force evaluation at the largest team, thread by thread: look at where the green pair "
+                         "loops end (the model assumes equal shares end together) and at the red section passes "
+                         "taking turns.",
+}
+
+
 def _image_lines(results):
-    return "\n\n".join(f"\\image html {name}" for name in _plot_names(results))
+    return "\n\n".join(f'\\image html {name} "{PLOT_CAPTIONS[name]}"' for name in _plot_names(results))
 
 
 def _plot_names(results):

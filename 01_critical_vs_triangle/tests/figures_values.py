@@ -195,6 +195,15 @@ expect("full_list verdict", v.get("made_up.full_list_ahead_verdict"), "back that
 expect("the clamped row", v.get("made_up.clamped_delta"), "Δ = 1,000 against a limit of 900 (32,000 atoms, 8 threads)")
 expect("the limit holds", v.get("made_up.limit_holds"), "at teams 2 and 4")
 expect("image mode", v.get("made_up.image_mode", "").startswith("its half-list loops"), True)
+# Which vector clone ran: said only where the run recorded it (header cpu_vector_extensions, row isa).
+expect("clone not recorded", v.get("made_up.isa.bound"), figures.ISA_NOT_RECORDED)
+expect("extensions not recorded", v.get("made_up.isa.avx512f"), "not recorded by this run")
+recorded = copy.deepcopy(story)
+recorded["cpu_vector_extensions"] = ["sse2", "avx", "avx2", "fma"]
+recorded["rows"] += [row(20, "full_list_vectorized", t, 1.0, isa="avx2") for t in (1, 2)]
+v = figures.values({"made_up": recorded})
+expect("clone recorded", v.get("made_up.isa.bound"), "the run recorded the `avx2` clone (4 doubles a vector)")
+expect("avx512f not among the recorded extensions", v.get("made_up.isa.avx512f"), "not listed")
 for r in story["rows"]:
     if r["strategy"] == "full_list":
         r["force_ms_min"], r["force_ms_max"] = 0.1 * r["force_ms"], 10 * r["force_ms"]

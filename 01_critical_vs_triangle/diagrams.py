@@ -1,0 +1,126 @@
+"""Chapter 01's concept diagram (scripts/make_figures.py calls draw()):
+
+- ch01_section_vs_triangle_diagram.svg: one force evaluation of the critical method and of the triangle
+  method, thread by thread, for the small example the lesson states (EXAMPLE below: 4 threads, 48
+  particles, a pass through the section as long as 4 particles' pair loops). Above each timeline, the rows
+  of the neighbour list each thread walks (its share); in it, which part of which force array each thread
+  may write in each phase: during the pair loop only its own private array f_local (all N entries, no lock
+  needed), in the section all N entries of the shared f, one thread at a time.
+
+The shares, the clock and the idle totals are the lesson's model, computed here and checked against its
+formulas (Nth(Nth-1)Tc and half of it) before anything is drawn, so a picture that disagrees with the model
+cannot be saved. Like the model, the timeline assumes every thread computes at the same rate; the measured
+timelines (the lesson's Gantt chart and timeline plot) show how far real threads stray from that. No C++ is
+read: the model is the lesson's, and the example's numbers are chosen so that every share is a whole number
+(the program's partition, exercise 01.2, rounds them).
+"""
+from __future__ import annotations
+
+import pathlib
+
+from diagram_style import SMALL, box, label, legend, new_diagram, save
+
+# The lesson's example ("The model"): Nth threads, N particles, t_p = 1 time unit per particle, Tc = DELTA
+# units (so the staircase step is Delta = Tc / t_p = DELTA particles).
+EXAMPLE = {"threads": 4, "particles": 48, "delta": 4}
+
+
+def shares(method: str, n: int, threads: int, delta: int) -> list[int]:
+    """Particles per thread: equal shares for the critical method, n0 + k*delta for the triangle method with
+    n0 = n/threads - delta*(threads-1)/2 (the model). The example is chosen so that both are whole numbers."""
+    if method == "critical":
+        if n % threads:
+            raise ValueError("the example's equal shares must be whole particles")
+        return [n // threads] * threads
+    if 2 * n % threads or (2 * n - delta * threads * (threads - 1)) % (2 * threads):
+        raise ValueError("the example's staircase must be whole particles")
+    n0 = (2 * n - delta * threads * (threads - 1)) // (2 * threads)
+    if n0 <= 0:
+        raise ValueError("delta past its limit 2N/(Nth(Nth-1)): the staircase does not fit")
+    return [n0 + k * delta for k in range(threads)]
+
+
+def timeline(share: list[int], tc: int) -> list[dict]:
+    """Each thread's pair loop [0, share), its wait for the section, the section (in order of arrival, one
+    at a time) and its wait for the last thread to leave: the model's clock, t_p = 1."""
+    order = sorted(range(len(share)), key=lambda k: (share[k], k))
+    free, rows = 0, [None] * len(share)
+    for k in order:
+        enter = max(share[k], free)
+        free = enter + tc
+        rows[k] = {"loop_end": share[k], "enter": enter, "exit": free}
+    end = max(r["exit"] for r in rows)
+    for r in rows:
+        r["before"], r["after"], r["end"] = r["enter"] - r["loop_end"], end - r["exit"], end
+    return rows
+
+
+def _panel(ax, top: float, title: str, share: list[int], tc: int, idle_formula: str, scale: float, x0: float):
+    rows = timeline(share, tc)
+    threads, n = len(share), sum(share)
+    idle = sum(r["before"] + r["after"] for r in rows)
+    label(ax, 0.15, top, title, size=SMALL + 2, weight="bold")
+
+    # The rows each thread walks: the partition of [0, N), drawn to the particle scale of the array strip.
+    strip_y, strip_h, cell = top - 0.62, 0.3, 6.6 / n
+    first = 0
+    label(ax, 0.15, strip_y + strip_h / 2, "rows walked", size=SMALL)
+    for k, s in enumerate(share):
+        box(ax, x0 + first * cell, strip_y, s * cell, strip_h, f"thread {k}: {s}", kind="thread", size=SMALL,
+            rounded=False, lw=0.8)
+        label(ax, x0 + first * cell, strip_y - 0.1, str(first), size=SMALL - 1, ha="center", va="top")
+        first += s
+    label(ax, x0 + n * cell, strip_y - 0.1, str(n), size=SMALL - 1, ha="center", va="top")
+
+    # The timeline: one lane per thread.
+    lane_h, gap = 0.3, 0.12
+    base = strip_y - 0.45
+    for k, r in enumerate(rows):
+        y = base - (k + 1) * (lane_h + gap)
+        label(ax, 0.15, y + lane_h / 2, f"thread {k}", size=SMALL)
+        box(ax, x0, y, r["loop_end"] * scale, lane_h, "pair loop → f_local", kind="thread", size=SMALL - 1,
+            rounded=False, lw=0.8)
+        if r["before"]:
+            box(ax, x0 + r["loop_end"] * scale, y, r["before"] * scale, lane_h, "waits", kind="idle",
+                size=SMALL - 1, rounded=False, lw=0.8)
+        box(ax, x0 + r["enter"] * scale, y, tc * scale, lane_h, "f += f_local", kind="conflict", size=SMALL - 1,
+            rounded=False, lw=0.8)
+        if r["after"]:
+            box(ax, x0 + r["exit"] * scale, y, r["after"] * scale, lane_h, "waits", kind="idle",
+                size=SMALL - 1, rounded=False, lw=0.8)
+    end = rows[0]["end"]
+    y_axis = base - threads * (lane_h + gap) - 0.12
+    for t in range(0, end + 1, 4):
+        label(ax, x0 + t * scale, y_axis, str(t), size=SMALL - 1, ha="center", va="top")
+    label(ax, 0.15, y_axis - 0.08, "time (t_p)", size=SMALL - 1)
+    label(ax, x0 + end * scale + 0.15, base - threads * (lane_h + gap) / 2 - 0.2,
+          f"done at {end}\nidle {idle // tc} Tc\n= {idle_formula}", size=SMALL, va="center")
+    return idle
+
+
+def draw(out_dir: pathlib.Path) -> list[str]:
+    threads, n, delta = EXAMPLE["threads"], EXAMPLE["particles"], EXAMPLE["delta"]
+    tc = delta  # t_p = 1, so Tc = delta time units
+    equal, staircase = shares("critical", n, threads, delta), shares("triangle", n, threads, delta)
+    # The model's two results, checked on the drawn clock before anything is drawn.
+    crit_idle = sum(r["before"] + r["after"] for r in timeline(equal, tc))
+    tri_rows = timeline(staircase, tc)
+    if crit_idle != threads * (threads - 1) * tc:
+        raise AssertionError(f"critical idle {crit_idle} is not Nth(Nth-1)Tc")
+    if sum(r["before"] for r in tri_rows) != 0 or sum(r["after"] for r in tri_rows) * 2 != threads * (threads - 1) * tc:
+        raise AssertionError("triangle: waits before the section, or idle not Nth(Nth-1)Tc/2")
+
+    fig, ax = new_diagram(9.6, 8.1)
+    end = timeline(equal, tc)[0]["end"]
+    x0 = 1.05
+    scale = 6.6 / end  # the critical method's whole evaluation spans the strip's width
+    label(ax, 0.15, 7.9, f"One force evaluation, {threads} threads, N = {n} particles, Tc = {tc} t_p "
+          f"(Δ = Tc/t_p = {delta}); time in units of t_p", size=SMALL + 1)
+    _panel(ax, 7.45, "critical method: equal shares, the threads queue at the section", equal, tc,
+           "Nth(Nth−1)Tc", scale, x0)
+    _panel(ax, 4.2, "triangle method: shares n₀ + kΔ, each thread arrives as the one before leaves", staircase,
+           tc, "Nth(Nth−1)Tc/2", scale, x0)
+    legend(ax, 1.05, 0.85, [("thread", "pair loop: the thread writes only its own private array f_local (all N entries; no lock)"),
+                            ("conflict", "critical section: it adds f_local into all N entries of the shared f, one thread at a time"),
+                            ("idle", "waits: for the section, or for the last thread to leave it (the end of the parallel region)")])
+    return [save(fig, out_dir, "ch01_section_vs_triangle_diagram.svg")]
