@@ -377,3 +377,24 @@ def stub_points(points: int | None, max_points: int | None) -> str:
         return "(points not in the log)"
     text = f"{points} of {max_points} points" if max_points else f"{points} points"
     return text + (" (beyond 10× the reference's time)" if points == 0 else "")
+
+
+def _self_check() -> None:
+    """Made-up rows with a known story, for the verdict and spread rules above (python3 ladder_figures.py):
+    medians far apart but ranges overlapping read "level"; ranges apart read "ahead" / "behind"."""
+    def r(kernel, n, median, low, high, cv=0.1):
+        return {"kernel": kernel, "n": n, "time_ms": median, "min_ms": low, "max_ms": high, "cv": cv,
+                "pct_copy": 1.0, "grid": 1, "block": 512}
+    doc = {"rows": [r("single_pass_x4", 1024, 1.0, 0.9, 1.5, 0.2), r(LIBRARY, 1024, 2.0, 1.4, 2.5, 0.3),
+                    r("single_pass_x4", 4096, 1.0, 0.9, 1.1), r(LIBRARY, 4096, 2.0, 1.2, 2.5),
+                    r("single_pass_x4", 16384, 3.0, 2.6, 3.5), r(LIBRARY, 16384, 1.0, 0.9, 2.5)]}
+    got = [(v["n"], v["single_verdict"]) for v in versus_library(doc)]
+    assert got == [(1024, "level"), (4096, "ahead"), (16384, "behind")], got
+    spread = spread_rows(doc)
+    assert [(s["n"], round(s["median_cv"], 2), s["widest"]) for s in spread] == [
+        (1024, 0.25, LIBRARY), (4096, 0.1, "single_pass_x4"), (16384, 0.1, "single_pass_x4")], spread
+    print("ladder_figures: verdict and spread rules hold on made-up rows")
+
+
+if __name__ == "__main__":
+    _self_check()
