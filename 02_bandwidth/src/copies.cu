@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "common/check.cuh"
+#include "grid_stride_map.hpp"
 #include "sm_copy.cuh"
 
 namespace bandwidth {
@@ -95,11 +96,16 @@ __global__ void count_wrong_bytes_kernel(const unsigned char* __restrict__ actua
 __global__ void grid_stride_copy_kernel(int4* __restrict__ dst, const int4* __restrict__ src, std::size_t vector_count,
                                         unsigned char* __restrict__ dst_tail, const unsigned char* __restrict__ src_tail,
                                         std::size_t tail_bytes) {
+  // [grid_stride_kernel]
+  // Trip after trip, each thread copies the int4 grid_stride_vector names (exercise 02.1), one in flight,
+  // until the index passes the end.
+  for (std::size_t trip = 0;; ++trip) {
+    const std::size_t i = grid_stride_vector(blockIdx.x, threadIdx.x, trip, gridDim.x, blockDim.x, vector_count);
+    if (i >= vector_count) break;
+    dst[i] = src[i];
+  }
+  // [grid_stride_kernel]
   const std::size_t thread = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
-  const std::size_t threads = std::size_t{gridDim.x} * blockDim.x;
-  // [grid_stride_kernel]
-  for (std::size_t i = thread; i < vector_count; i += threads) dst[i] = src[i];  // one int4 in flight
-  // [grid_stride_kernel]
   if (thread < tail_bytes) dst_tail[thread] = src_tail[thread];
 }
 
@@ -254,7 +260,7 @@ CopyTiming time_with_events(std::span<const CopyLane> lanes, course::TimingOptio
   for (int i = 0; i < opts.warmup; ++i) trial();
   std::vector<double> ms;
   for (int i = 0; i < opts.reps; ++i) ms.push_back(trial());
-  return {course::summarize(ms), 1, 1.0};
+  return {course::summarize(ms), 1, 1.0, {}};
 }
 
 CopyTiming time_spin_blocked(std::span<const CopyLane> lanes, int copies, course::TimingOptions opts) {
@@ -267,6 +273,13 @@ CopyTiming time_spin_blocked(std::span<const CopyLane> lanes, int copies, course
   // (spin_covered), not assumed. It costs wall time only: the spin ends before the interval starts.
   const std::uint64_t spin_ns = 100'000 + 25'000ull * static_cast<std::uint64_t>(copies) * lanes.size();
   int covered = 0;
+  // Each lane's own end, where the lanes share a device (events on two devices have no common clock):
+  // with two directions at once, each direction's rate is its bytes over the time to its own end.
+  const bool per_lane = lanes.size() > 1 && std::all_of(lanes.begin(), lanes.end(), [&](const CopyLane& l) {
+    return l.device == lanes[0].device;
+  });
+  std::vector<course::Event> lane_done(per_lane ? lanes.size() : 0);
+  std::vector<std::vector<double>> lane_samples(lane_done.size());
   const auto trial = [&] {
     const auto host_begin = std::chrono::steady_clock::now();
     // [spin_trial]
@@ -275,6 +288,7 @@ CopyTiming time_spin_blocked(std::span<const CopyLane> lanes, int copies, course
     fork(lanes, start);
     for (int k = 0; k < copies; ++k) enqueue_all(lanes);
     const auto host_end = std::chrono::steady_clock::now();
+    for (std::size_t l = 0; l < lane_done.size(); ++l) lane_done[l].record(lanes[l].stream);
     join(lanes, joins);
     stop.record(lanes[0].stream);
     stop.synchronize();
@@ -289,8 +303,12 @@ CopyTiming time_spin_blocked(std::span<const CopyLane> lanes, int copies, course
     const auto [trial_ms, spin_covered] = trial();
     ms.push_back(trial_ms);
     covered += spin_covered ? 1 : 0;
+    for (std::size_t l = 0; l < lane_done.size(); ++l)  // complete: `stop` waited for every lane
+      lane_samples[l].push_back(static_cast<double>(lane_done[l].elapsed_ms_since(start)));
   }
-  return {course::summarize(per_copy_samples(ms, copies)), copies, static_cast<double>(covered) / opts.reps};
+  CopyTiming out{course::summarize(per_copy_samples(ms, copies)), copies, static_cast<double>(covered) / opts.reps, {}};
+  for (const auto& samples : lane_samples) out.lane_ms.push_back(course::summarize(per_copy_samples(samples, copies)));
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -406,22 +424,44 @@ CopyMeasurement CopyBench::measure_bidirectional(std::size_t bytes, course::Timi
 }
 
 CallReturn CopyBench::measure_call_return(CopyKind copy, CopyCall call, std::size_t bytes, course::TimingOptions opts) {
-  if (!involves_host(copy)) throw std::invalid_argument("CopyBench::measure_call_return: h2d or d2h only");
+  if (copy != CopyKind::h2d && copy != CopyKind::d2h && copy != CopyKind::d2d_memcpy)
+    throw std::invalid_argument("CopyBench::measure_call_return: h2d, d2h or d2d_memcpy only");
   if (bytes == 0 || bytes > max_bytes_) throw std::invalid_argument("CopyBench::measure_call_return: bad size");
-  if (!host_source_) throw std::logic_error("CopyBench::measure_call_return: no host memory chosen");
+  if (involves_host(copy) && !host_source_) throw std::logic_error("CopyBench::measure_call_return: no host memory chosen");
   set_device(device_);
+  const bool to_device = copy != CopyKind::d2h;
+  void* dst = to_device ? static_cast<void*>(device_destination_.data()) : static_cast<void*>(host_destination_->data());
+  const void* src = copy == CopyKind::h2d ? static_cast<const void*>(host_source_->data())
+                                          : static_cast<const void*>(device_reference_.data());
+  const cudaMemcpyKind direction = copy == CopyKind::h2d   ? cudaMemcpyHostToDevice
+                                   : copy == CopyKind::d2h ? cudaMemcpyDeviceToHost
+                                                           : cudaMemcpyDeviceToDevice;
+  poison_destination(copy, bytes);
+  const CallReturn out = time_call_return(dst, src, bytes, direction, call, opts);
+  check_destination(copy, bytes, (copy_call_name(call) + ", call return").c_str());
+  return out;
+}
+
+CallReturn CopyBench::measure_host_to_host_call_return(CopyCall call, std::size_t bytes, course::TimingOptions opts) {
+  if (bytes == 0 || bytes > max_bytes_) throw std::invalid_argument("CopyBench::measure_host_to_host_call_return: bad size");
+  if (!host_source_) throw std::logic_error("CopyBench::measure_host_to_host_call_return: no host memory chosen");
+  set_device(device_);
+  poison_destination(CopyKind::d2h, bytes);  // the host destination
+  const CallReturn out = time_call_return(host_destination_->data(), host_source_->data(), bytes, cudaMemcpyHostToHost,
+                                          call, opts);
+  check_destination(CopyKind::d2h, bytes, (copy_call_name(call) + " host to host, call return").c_str());
+  return out;
+}
+
+CallReturn CopyBench::time_call_return(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind direction,
+                                       CopyCall call, course::TimingOptions opts) {
   // cudaMemcpy goes to the default stream, so that is the stream whose synchronize says it is complete.
   const cudaStream_t stream = call == CopyCall::memcpy ? cudaStream_t{nullptr} : stream_.get();
-  const bool h2d = copy == CopyKind::h2d;
-  void* dst = h2d ? static_cast<void*>(device_destination_.data()) : static_cast<void*>(host_destination_->data());
-  const void* src = h2d ? static_cast<const void*>(host_source_->data()) : static_cast<const void*>(device_reference_.data());
-  const cudaMemcpyKind direction = h2d ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
   using clock = std::chrono::steady_clock;
   const auto ms = [](clock::time_point from, clock::time_point to) {
     return std::chrono::duration<double, std::milli>(to - from).count();
   };
   std::vector<double> returned, complete, after_return, wait_floor;
-  poison_destination(copy, bytes);
   CUDA_CHECK(cudaDeviceSynchronize());  // nothing queued anywhere: the first trial starts like the others
   for (int i = 0; i < opts.warmup + opts.reps; ++i) {
     // What the synchronize costs when there is nothing to wait for.
@@ -444,7 +484,6 @@ CallReturn CopyBench::measure_call_return(CopyKind copy, CopyCall call, std::siz
     after_return.push_back(ms(returned_at, complete_at));
     wait_floor.push_back(ms(idle_begin, idle_end));
   }
-  check_destination(copy, bytes, (copy_call_name(call) + ", call return").c_str());
   return {course::summarize(returned), course::summarize(complete), course::summarize(after_return),
           course::summarize(wait_floor)};
 }

@@ -104,12 +104,14 @@ class CopyBench {
   CopyMeasurement measure(CopyKind kind, std::size_t bytes, course::TimingOptions opts);
   /// H2D and D2H at once on two streams (current host kind); times are per pair of copies.
   CopyMeasurement measure_bidirectional(std::size_t bytes, course::TimingOptions opts);
-  /// When `call` returns for `copy` (h2d or d2h, else std::invalid_argument) of `bytes` from the current
-  /// host kind, against when the copy is complete: host clock from just before the call, then a
-  /// synchronize on the copy's stream (the default stream for cudaMemcpy, ours for cudaMemcpyAsync); and
-  /// that synchronize alone on the idle stream, the floor. Every trial starts with the GPU idle. Checked
-  /// byte for byte afterwards.
+  /// When `call` returns for `copy` (h2d or d2h from the current host kind, or d2d_memcpy; else
+  /// std::invalid_argument) of `bytes`, against when the copy is complete: host clock from just before
+  /// the call, then a synchronize on the copy's stream (the default stream for cudaMemcpy, ours for
+  /// cudaMemcpyAsync); and that synchronize alone on the idle stream, the floor. Every trial starts with
+  /// the GPU idle. Checked byte for byte afterwards.
   CallReturn measure_call_return(CopyKind copy, CopyCall call, std::size_t bytes, course::TimingOptions opts);
+  /// The same for a copy between the current host kind's two buffers (cudaMemcpyHostToHost).
+  CallReturn measure_host_to_host_call_return(CopyCall call, std::size_t bytes, course::TimingOptions opts);
   /// Device→device at `bytes`: cudaMemcpy (always entry 0, the baseline), then each of `copies` (device
   /// copies other than d2d_memcpy, else std::invalid_argument), then each of `variants`, interleaved trial
   /// by trial so that clock or thermal drift hits all alike; events around single copies (the copies are
@@ -121,6 +123,8 @@ class CopyBench {
   void poison_destination(CopyKind kind, std::size_t bytes);
   void check_destination(CopyKind kind, std::size_t bytes, const char* what);
   void enqueue(CopyKind kind, std::size_t bytes, cudaStream_t stream);
+  CallReturn time_call_return(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind direction, CopyCall call,
+                              course::TimingOptions opts);
 
   int device_ = 0;
   std::size_t max_bytes_;

@@ -2,6 +2,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <string>
 
 #include "beyond/sm_copy_tuned.cuh"
@@ -25,10 +26,17 @@ Series measure_series(CopyBench& bench, CopyKind copy, const std::string& memory
   return s;
 }
 
+// Host memory kinds whose host → host copies the copy-return table shows: the CPU reads write-combined
+// memory uncached, so a 32 MiB host → host copy from it would take long and teach nothing new.
+bool host_to_host_measured(HostMemoryKind kind) {
+  return kind == HostMemoryKind::pageable || kind == HostMemoryKind::pinned;
+}
+
 // When each copy call returns from the current host kind, against when its copy is complete: both
-// directions, both calls, at every size of plan.call_return_sizes.
-void measure_call_returns(CopyBench& bench, const std::string& memory, const Plan& plan, course::Progress& progress,
-                          std::vector<CallReturnPoint>& out) {
+// directions, both calls, at every size of plan.call_return_sizes; host → host too for some kinds.
+void measure_call_returns(CopyBench& bench, const HostMemoryVariant& kind, const Plan& plan,
+                          course::Progress& progress, std::vector<CallReturnPoint>& out) {
+  const std::string& memory = kind.name;
   course::NvtxRange range(("call return " + memory).c_str());
   for (const CopyKind copy : {CopyKind::h2d, CopyKind::d2h})
     for (const CopyCall call : {CopyCall::memcpy, CopyCall::memcpy_async})
@@ -37,6 +45,24 @@ void measure_call_returns(CopyBench& bench, const std::string& memory, const Pla
         out.push_back({copy_kind_name(copy), memory, copy_call_name(call), n,
                        bench.measure_call_return(copy, call, n, plan.timing)});
       }
+  if (!host_to_host_measured(kind.kind)) return;
+  for (const CopyCall call : {CopyCall::memcpy, CopyCall::memcpy_async})
+    for (const std::size_t n : plan.call_return_sizes) {
+      progress.step(copy_call_name(call) + " h2h " + memory + " " + size_label(n));
+      out.push_back({"h2h", memory, copy_call_name(call), n, bench.measure_host_to_host_call_return(call, n, plan.timing)});
+    }
+}
+
+// The same for cudaMemcpy's device → device copy (row "d2d", memory "device").
+void measure_device_call_returns(CopyBench& bench, const Plan& plan, course::Progress& progress,
+                                 std::vector<CallReturnPoint>& out) {
+  course::NvtxRange range("call return device");
+  for (const CopyCall call : {CopyCall::memcpy, CopyCall::memcpy_async})
+    for (const std::size_t n : plan.call_return_sizes) {
+      progress.step(copy_call_name(call) + " d2d " + size_label(n));
+      out.push_back({"d2d", "device", copy_call_name(call), n,
+                     bench.measure_call_return(CopyKind::d2d_memcpy, call, n, plan.timing)});
+    }
 }
 
 }  // namespace
@@ -60,8 +86,12 @@ SweepResults measure_sweep(CopyBench& bench, const Plan& plan) {
   std::vector<CopyKind> device_copies;
   for (const DeviceCopyVariant& v : plan.selection.pick(device_copy_variants()))
     if (v.swept) device_copies.push_back(v.kind);
+  const bool memcpy_d2d = std::find(device_copies.begin(), device_copies.end(), CopyKind::d2d_memcpy) != device_copies.end();
+  const auto h2h_kinds = static_cast<std::size_t>(std::count_if(
+      host_kinds.begin(), host_kinds.end(), [](const HostMemoryVariant& k) { return host_to_host_measured(k.kind); }));
   course::Progress progress("sweep", (host_kinds.size() * 2 + device_copies.size()) * plan.sizes.size() +
-                                         host_kinds.size() * 4 * plan.call_return_sizes.size());
+                                         (host_kinds.size() * 4 + h2h_kinds * 2 + (memcpy_d2d ? 2 : 0)) *
+                                             plan.call_return_sizes.size());
   SweepResults out;
   for (const HostMemoryVariant& kind : host_kinds) {
     bench.use_host_memory(kind.kind);
@@ -69,8 +99,9 @@ SweepResults measure_sweep(CopyBench& bench, const Plan& plan) {
       out.series.push_back(measure_series(bench, copy, kind.name, plan, progress));
     // H2D and D2H at the same time, on two streams: both copy engines at work.
     out.both_ways.push_back({kind.name, bench.measure_bidirectional(plan.sweep.source_bytes, plan.timing)});
-    measure_call_returns(bench, kind.name, plan, progress, out.call_returns);
+    measure_call_returns(bench, kind, plan, progress, out.call_returns);
   }
+  if (memcpy_d2d) measure_device_call_returns(bench, plan, progress, out.call_returns);
   for (const CopyKind copy : device_copies) out.series.push_back(measure_series(bench, copy, "device", plan, progress));
   return out;
 }

@@ -15,6 +15,10 @@ struct CopyTiming {
   course::Stats ms;                 ///< per copy (per pair of copies, with two lanes)
   int copies_per_trial = 1;         ///< copies each lane enqueued per timed interval
   double spin_covered_fraction = 1; ///< trials whose enqueueing ended before the spin kernel could
+  /// Spin-blocked timing of two or more lanes on one device only (else empty): per copy, from the start
+  /// that all lanes share to the end of each lane's own last copy, lane by lane. A lane that finishes
+  /// early shows it here while `ms` (until the last lane is done) cannot.
+  std::vector<course::Stats> lane_ms;
 };
 
 /// Both timings of one measured point; both were checked byte for byte afterwards.
@@ -34,10 +38,11 @@ struct CallReturn {
                                   ///< was already complete when its call returned
 };
 
-/// One point of the "copy_return" scenario: a host copy by one call from one host memory kind, at one size.
+/// One point of the "copy_return" scenario: a copy by one call, from or to one host memory kind (or
+/// device to device), at one size.
 struct CallReturnPoint {
-  std::string copy;    ///< "h2d" or "d2h"
-  std::string memory;  ///< the host memory kind
+  std::string copy;    ///< "h2d", "d2h", "h2h" (between two buffers of the host kind) or "d2d"
+  std::string memory;  ///< the host memory kind; "device" for d2d
   std::string call;    ///< copy_call_name: "cudaMemcpy" or "cudaMemcpyAsync"
   std::size_t bytes = 0;
   CallReturn timing;   ///< checked byte for byte afterwards

@@ -21,8 +21,6 @@ LatencyBandwidthFit fit_latency_bandwidth(std::span<const double> bytes, std::sp
   // Sizes are scaled to GiB-ish units so the 2×2 system stays well conditioned.
   const double scale = 1.0 / (1 << 30);
   double alpha = 0, gamma = 0;
-// BEGIN SOLUTION 02.1
-#ifndef COURSE_STUB_02_1
   std::vector<double> model(seconds.begin(), seconds.end());  // first weights: the measured times
   for (int iteration = 0; iteration < 4; ++iteration) {
     double sw = 0, swx = 0, swxx = 0, swy = 0, swxy = 0;
@@ -45,28 +43,6 @@ LatencyBandwidthFit fit_latency_bandwidth(std::span<const double> bytes, std::sp
       if (fitted > 0) model[i] = fitted;
     }
   }
-#else
-  // TODO (exercise 02.1): this is plain least squares: every point has the same weight, so the largest
-  // transfers, whose times are thousands of times longer, decide α alone. Weight the points as the
-  // contract in model.hpp says, and refine the weights over a few rounds.
-  {
-    double sw = 0, swx = 0, swxx = 0, swy = 0, swxy = 0;
-    for (std::size_t i = 0; i < bytes.size(); ++i) {
-      const double w = 1.0;
-      const double x = bytes[i] * scale;
-      sw += w;
-      swx += w * x;
-      swxx += w * x * x;
-      swy += w * seconds[i];
-      swxy += w * x * seconds[i];
-    }
-    const double det = sw * swxx - swx * swx;
-    if (!(det > 0)) throw std::invalid_argument("fit: degenerate sizes");
-    alpha = (swxx * swy - swx * swxy) / det;
-    gamma = (sw * swxy - swx * swy) / det * scale;
-  }
-#endif
-// END SOLUTION 02.1
   LatencyBandwidthFit fit;
   fit.points = bytes.size();
   fit.latency_s = alpha;

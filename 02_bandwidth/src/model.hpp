@@ -24,7 +24,9 @@ constexpr double legacy_mbs_from_gbs(double gbs) { return gbs * 1e9 / legacy_mb_
 constexpr double gbs_from_legacy_mbs(double mbs) { return mbs * legacy_mb_bytes / 1e9; }
 // [units]
 
-/// The book's Tesla K80 figures (old bandwidthTest, pinned, 33,554,432 bytes), in its legacy MB/s.
+/// The Tesla K80 figures of the blog post this chapter starts from (its author's own K80, the old
+/// bandwidthTest, pinned, 33,554,432 bytes), in that tool's legacy MB/s; not the CUDA C book's (the K80
+/// came out after the book).
 /// Its device→device figure counts every byte twice (read + write).
 struct K80Reference {
   static constexpr std::size_t bytes = 33'554'432;
@@ -52,7 +54,7 @@ struct LatencyBandwidthFit {
 /// over a few rounds (a point whose fitted time is not positive keeps its previous weight); at the end
 /// the residuals r_i = T_i − F_i balance: Σ r_i / F_i² ≈ 0 and Σ n_i r_i / F_i² ≈ 0. The points may come
 /// in any order. Throws std::invalid_argument with fewer than 2 points, mismatched spans, non-positive
-/// values, or all sizes equal. Exercise 02.1.
+/// values, or all sizes equal.
 LatencyBandwidthFit fit_latency_bandwidth(std::span<const double> bytes, std::span<const double> seconds);
 // [fit]
 

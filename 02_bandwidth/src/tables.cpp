@@ -23,10 +23,16 @@ double gbs(std::size_t bytes, double ms, int lanes = 1) {
 }
 
 nlohmann::json timing_json(const CopyTiming& t, std::size_t bytes, int lanes) {
-  return {{"ms_median", t.ms.median},         {"ms_min", t.ms.min},
-          {"ms_max", t.ms.max},               {"cv", t.ms.cv},
-          {"samples", t.ms.count},            {"gbs", gbs(bytes, t.ms.median, lanes)},
-          {"copies_per_trial", t.copies_per_trial}, {"spin_covered_fraction", t.spin_covered_fraction}};
+  nlohmann::json out = {{"ms_median", t.ms.median},         {"ms_min", t.ms.min},
+                        {"ms_max", t.ms.max},               {"cv", t.ms.cv},
+                        {"samples", t.ms.count},            {"gbs", gbs(bytes, t.ms.median, lanes)},
+                        {"copies_per_trial", t.copies_per_trial}, {"spin_covered_fraction", t.spin_covered_fraction}};
+  if (!t.lane_ms.empty()) {  // each lane to its own end, in lane order
+    nlohmann::json lane = nlohmann::json::array();
+    for (const course::Stats& l : t.lane_ms) lane.push_back({{"ms_median", l.median}, {"cv", l.cv}});
+    out["lanes_to_own_end"] = std::move(lane);
+  }
+  return out;
 }
 
 // A byte count shown as "32 MiB" (or "33554432 B"); the JSON keeps the number under the column's key.
@@ -141,7 +147,9 @@ void record_sweep(course::RunReport& report, std::span<const Series> series) {
     }
 }
 
-// H2D and D2H at once, beside the sum of the one-way figures at the same size (scenario "bidirectional").
+// H2D and D2H at once, beside the sum of the one-way figures at the same size, and each direction's own
+// rate while the other runs (bytes over the time to that lane's last copy) beside its one-way rate
+// (scenario "bidirectional"). Lane 0 is H2D, lane 1 D2H (CopyBench::measure_bidirectional).
 void record_both_ways(course::RunReport& report, std::span<const BothWays> both_ways, std::span<const Series> series) {
   if (both_ways.empty()) return;
   auto& table = report.table("H2D and D2H at once, two streams, " + size_label(both_ways.front().measurement.bytes) +
@@ -150,19 +158,31 @@ void record_both_ways(course::RunReport& report, std::span<const BothWays> both_
   for (const BothWays& b : both_ways) {
     const CopyMeasurement& m = b.measurement;
     const double both = gbs(m.bytes, m.spin_blocked.ms.median, 2);
-    const double sum = one_way_gbs(series, "h2d", b.memory, m.bytes) + one_way_gbs(series, "d2h", b.memory, m.bytes);
+    const double h2d_alone = one_way_gbs(series, "h2d", b.memory, m.bytes);
+    const double d2h_alone = one_way_gbs(series, "d2h", b.memory, m.bytes);
+    const double sum = h2d_alone + d2h_alone;
+    const auto& lanes = m.spin_blocked.lane_ms;
+    const double h2d_during = lanes.size() == 2 ? gbs(m.bytes, lanes[0].median) : none;
+    const double d2h_during = lanes.size() == 2 ? gbs(m.bytes, lanes[1].median) : none;
     Row& row = table.add_row().text("memory", b.memory);
     size_cell(row, "bytes", m.bytes).fixed({"GB/s both ways", "gbs_both_ways"}, both, 2);
     percent_cell(row, {"CV%", "cv"}, m.spin_blocked.ms.cv, 1);
     row.fixed({"H2D+D2H one-way sum", "gbs_one_way_sum"}, sum, 2).fixed({"both/sum", "both_over_sum"}, both / sum, 2);
+    row.fixed({"H2D GB/s during", "gbs_h2d_during"}, h2d_during, 2)
+        .fixed({"H2D during/alone", "h2d_during_over_alone"}, h2d_during / h2d_alone, 2)
+        .fixed({"D2H GB/s during", "gbs_d2h_during"}, d2h_during, 2)
+        .fixed({"D2H during/alone", "d2h_during_over_alone"}, d2h_during / d2h_alone, 2);
     percent_cell(row, nested("spin covered %", "spin_blocked"), m.spin_blocked.spin_covered_fraction, 0);
     store_point(row, "bidirectional", "h2d+d2h", b.memory, m, 2);
-    extra.push_back(copy_keys(row.to_json(), {"memory", "bytes", "gbs_both_ways", "gbs_one_way_sum", "cv"}));
+    row.json("gbs_h2d_one_way", h2d_alone).json("gbs_d2h_one_way", d2h_alone);
+    extra.push_back(copy_keys(row.to_json(), {"memory", "bytes", "gbs_both_ways", "gbs_one_way_sum", "cv",
+                                              "gbs_h2d_during", "gbs_d2h_during", "gbs_h2d_one_way",
+                                              "gbs_d2h_one_way"}));
   }
   report.results().extra()["bidirectional"] = std::move(extra);
 }
 
-// When each host copy call returned, against when its copy was complete (scenario "copy_return"). A copy
+// When each copy call returned, against when its copy was complete (scenario "copy_return"). A copy
 // whose call waited for it shows "after return" at the wait floor; one still running shows more.
 void record_call_returns(course::RunReport& report, std::span<const CallReturnPoint> points) {
   if (points.empty()) return;
@@ -253,7 +273,7 @@ void record_fits(course::RunReport& report, std::span<const Series> series, cons
 void record_book_size(course::RunReport& report, std::span<const Series> series, std::size_t source_bytes,
                       const Peaks& peaks) {
   using K80 = K80Reference;
-  auto& table = report.table("At the book's size, " + std::to_string(source_bytes) + " bytes, beside its K80");
+  auto& table = report.table("At the K80 blog post's size, " + std::to_string(source_bytes) + " bytes, beside its K80");
   nlohmann::json extra = nlohmann::json::array();
   for (const Series& s : series)
     for (const CopyMeasurement& p : s.points) {
@@ -262,7 +282,7 @@ void record_book_size(course::RunReport& report, std::span<const Series> series,
       const double once = gbs(p.bytes, p.spin_blocked.ms.median);
       // The old tool counted D2D bytes twice: so do we in this column, to compare like with like.
       const double legacy = legacy_mbs_from_gbs(device_copy ? 2 * once : once);
-      double k80 = none;  // the book measured one size only
+      double k80 = none;  // the blog post measured one size only
       if (source_bytes == K80::bytes && s.memory == "pinned" && s.copy == "h2d") k80 = K80::h2d_legacy_mbs;
       if (source_bytes == K80::bytes && s.memory == "pinned" && s.copy == "d2h") k80 = K80::d2h_legacy_mbs;
       if (source_bytes == K80::bytes && s.copy == "d2d_memcpy") k80 = K80::d2d_legacy_mbs_read_plus_write;

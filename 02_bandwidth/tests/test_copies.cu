@@ -1,7 +1,8 @@
 // Chapter 02's copies: host buffers of every kind, the SM copies beyond the lesson and the naive rung at
 // awkward sizes and offsets, the data check itself, and the lesson's two timing claims. CPU cases first;
-// the rest in suite "gpu". The lesson's own SM copy (exercise 02.3) and the copies between pointers equally
-// misaligned, which rely on split_for_vectors (exercise 02.2), are tested in test_sm_copy.cu.
+// the rest in suite "gpu". The naive rung's output is exercise 02.1's GPU case (its suite, below). The
+// lesson's own SM copy (exercise 02.3) and the copies between pointers equally misaligned, which rely on
+// split_for_vectors (exercise 02.2), are tested in test_sm_copy.cu.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -16,6 +17,7 @@
 #include "common/device.cuh"
 #include "copies.cuh"
 #include "copy_checks.cuh"
+#include "exercise_inputs.hpp"
 #include "sm_copy.cuh"
 
 using namespace bandwidth;
@@ -150,23 +152,6 @@ TEST_SUITE("gpu") {
       }
   }
 
-  TEST_CASE("the grid-stride rung copies odd sizes between aligned buffers and refuses misaligned ones") {
-    course::require_device(0);
-    const auto data = random_bytes((std::size_t{1} << 20) + 7, 9);
-    course::DeviceBuffer<unsigned char> src(data.size()), dst(data.size() + guard);
-    src.upload(data);
-    std::vector<unsigned char> back(data.size() + guard);
-    for (const std::size_t n : odd_sizes) {
-      CAPTURE(n);
-      CUDA_CHECK(cudaMemset(dst.data(), poison_byte, n + guard));
-      launch_grid_stride_copy(dst.data(), src.data(), n);
-      CUDA_CHECK(cudaDeviceSynchronize());
-      CUDA_CHECK(cudaMemcpy(back.data(), dst.data(), n + guard, cudaMemcpyDeviceToHost));
-      CHECK(count_wrong_bytes_on_host({back.data(), n + guard}, {data.data(), n}, guard) == 0);
-    }
-    CHECK_THROWS_AS(launch_grid_stride_copy(dst.data() + 1, src.data(), 64), std::invalid_argument);
-  }
-
   TEST_CASE("the bench times and checks every copy kind, every host kind, both directions at once, at odd sizes") {
     course::require_device(0);
     CopyBench bench((std::size_t{1} << 20) + 7, 42);
@@ -285,6 +270,31 @@ TEST_SUITE("gpu") {
 
 // Run by bandwidth_tests --two-gpus (ctest bandwidth_tests.two_gpus), which a machine with fewer than two
 // GPUs reports as skipped: a one-GPU run has no pair to test, and must not count as a pass.
+// Exercise 02.1's GPU case: the naive rung's kernel copies the int4s grid_stride_vector names
+// (src/grid_stride_map.hpp), so its output shows whether the mapping covers every int4 once. Run where a
+// GPU is present (REQUIRE_GPU=1 makes a missing one a failure); the CPU cases are test_grid_stride_map.cpp.
+TEST_SUITE("exercise 02.1") {
+  TEST_CASE("the grid-stride rung, which copies the int4s grid_stride_vector names, is exact at odd sizes and when the grid loops many times") {
+    if (!exercise_inputs::gpu_present_for_cpu_exercise()) return;
+    const std::size_t largest = (std::size_t{64} << 20) + 5;  // many trips of the resident grid
+    const auto data = random_bytes(largest, 9);
+    course::DeviceBuffer<unsigned char> src(data.size()), dst(data.size() + guard);
+    src.upload(data);
+    std::vector<unsigned char> back(data.size() + guard);
+    std::vector<std::size_t> sizes(std::begin(odd_sizes), std::end(odd_sizes));
+    sizes.push_back(largest);
+    for (const std::size_t n : sizes) {
+      CAPTURE(n);
+      CUDA_CHECK(cudaMemset(dst.data(), poison_byte, n + guard));
+      launch_grid_stride_copy(dst.data(), src.data(), n);
+      CUDA_CHECK(cudaDeviceSynchronize());
+      CUDA_CHECK(cudaMemcpy(back.data(), dst.data(), n + guard, cudaMemcpyDeviceToHost));
+      CHECK(count_wrong_bytes_on_host({back.data(), n + guard}, {data.data(), n}, guard) == 0);
+    }
+    CHECK_THROWS_AS(launch_grid_stride_copy(dst.data() + 1, src.data(), 64), std::invalid_argument);
+  }
+}
+
 TEST_SUITE("two gpus") {
   TEST_CASE("peer-to-peer copies arrive intact between every pair, with and without peer access") {
     const int count = course::usable_device_count();

@@ -1,4 +1,4 @@
-// CPU side of chapter 02: units, the latency–bandwidth fit (exercise 02.1), statistics of batched
+// CPU side of chapter 02: units, the latency–bandwidth fit, statistics of batched
 // trials, the sweep, and the checks on the command line's values. Runs on CI (no GPU).
 #include <doctest/doctest.h>
 
@@ -72,8 +72,8 @@ DrawnSweep drawn_sweep(std::mt19937_64& rng, double noise) {
 }
 }  // namespace
 
-// Exercise 02.1: the weighted fit (src/model.cpp). The handout's fit is plain least squares.
-TEST_SUITE("exercise 02.1") {
+// The weighted fit (src/model.cpp), whose α, β and n½ the fit table and the plots show.
+TEST_SUITE("latency-bandwidth fit") {
   TEST_CASE("the fit recovers latency and bandwidth from exact data, in any order") {
     const double alpha = 8e-6, beta = 25e9;
     auto s = synthetic(alpha, beta, 0);

@@ -33,7 +33,7 @@ course::Stats stats(double median_ms, double cv) {
 // A point of a copy that takes `latency_us` + bytes / `gbs`: the shape the fit expects.
 CopyMeasurement point(std::size_t bytes, double latency_us, double gbs) {
   const double ms = latency_us * 1e-3 + static_cast<double>(bytes) / (gbs * 1e6);
-  return {bytes, {stats(ms + 0.004, 0.02), 1, 1.0}, {stats(ms, 0.01), copies_per_trial(bytes), 1.0}};
+  return {bytes, {stats(ms + 0.004, 0.02), 1, 1.0, {}}, {stats(ms, 0.01), copies_per_trial(bytes), 1.0, {}}};
 }
 
 Series series(const std::string& copy, const std::string& memory, const std::vector<std::size_t>& sizes, double gbs) {
@@ -61,6 +61,9 @@ Measurements made_up_run(int devices) {
     m.sweep.series.push_back(series("h2d", memory, sizes, 54.0));
     m.sweep.series.push_back(series("d2h", memory, sizes, 54.0));
     m.sweep.both_ways.push_back({memory, point(source, 5.0, 100.0)});
+    // Each direction to its own end: H2D done a little before D2H.
+    const double pair_ms = m.sweep.both_ways.back().measurement.spin_blocked.ms.median;
+    m.sweep.both_ways.back().measurement.spin_blocked.lane_ms = {stats(0.97 * pair_ms, 0.01), stats(pair_ms, 0.01)};
     // cudaMemcpy waits for its copy (after return: the 1 µs floor); cudaMemcpyAsync returns at once.
     for (const char* copy : {"h2d", "d2h"})
       for (const char* call : {"cudaMemcpy", "cudaMemcpyAsync"})
@@ -70,7 +73,16 @@ Measurements made_up_run(int devices) {
           m.sweep.call_returns.push_back(
               {copy, memory, call, n, waits ? call_return(3 + copy_us, 1) : call_return(2, copy_us)});
         }
+    // Host to host: both calls return with the copy done.
+    if (std::string(memory) == "pageable" || std::string(memory) == "pinned")
+      for (const char* call : {"cudaMemcpy", "cudaMemcpyAsync"})
+        for (const std::size_t n : {std::size_t{4096}, source})
+          m.sweep.call_returns.push_back({"h2h", memory, call, n, call_return(1 + static_cast<double>(n) / 10e3, 1)});
   }
+  // Device to device: both calls return at once.
+  for (const char* call : {"cudaMemcpy", "cudaMemcpyAsync"})
+    for (const std::size_t n : {std::size_t{4096}, source})
+      m.sweep.call_returns.push_back({"d2d", "device", call, n, call_return(2, 2.5 + static_cast<double>(n) / 1.5e6)});
   m.sweep.series.push_back(series("d2d_memcpy", "device", sizes, 1500.0));
   m.sweep.series.push_back(series("d2d_sm_kernel", "device", sizes, 1510.0));
   m.duel.bytes = std::size_t{1} << 30;
@@ -205,14 +217,44 @@ TEST_CASE("a row is recorded once: the table shows what the JSON holds, and extr
   CHECK(r.notes == std::vector<std::string>{"fastest SM copy: sm_tuned_b at 1.06x cudaMemcpy"});
 }
 
+TEST_CASE("both ways at once: each direction's rate comes from its own lane's time, beside its one-way rate") {
+  const Measurements m = made_up_run(1);
+  const Recorded r = record(m);
+  const BothWays* pinned = nullptr;
+  for (const BothWays& b : m.sweep.both_ways)
+    if (b.memory == "pinned") pinned = &b;
+  REQUIRE(pinned != nullptr);
+  const auto& lanes = pinned->measurement.spin_blocked.lane_ms;
+  REQUIRE(lanes.size() == 2);
+  const double bytes = static_cast<double>(pinned->measurement.bytes);
+  nlohmann::json entry;
+  for (const auto& e : r.results.at("extra").at("bidirectional"))
+    if (e.at("memory") == "pinned") entry = e;
+  REQUIRE(entry.is_object());
+  // Lane 0 is H2D, lane 1 D2H: each direction's bytes over its own lane's median (decimal GB/s).
+  CHECK(entry.at("gbs_h2d_during").get<double>() == doctest::Approx(bytes / (lanes[0].median * 1e-3) / 1e9));
+  CHECK(entry.at("gbs_d2h_during").get<double>() == doctest::Approx(bytes / (lanes[1].median * 1e-3) / 1e9));
+  // Both together: twice the bytes over the pair's time, until both are done.
+  CHECK(entry.at("gbs_both_ways").get<double>() ==
+        doctest::Approx(2 * bytes / (pinned->measurement.spin_blocked.ms.median * 1e-3) / 1e9));
+  // The one-way rates are the sweep's at the same size, the sum of which the row compares with.
+  CHECK(entry.at("gbs_h2d_one_way").get<double>() + entry.at("gbs_d2h_one_way").get<double>() ==
+        doctest::Approx(entry.at("gbs_one_way_sum").get<double>()));
+  // Without lane times (lanes on two devices), no per-direction rate: null in the JSON, "-" in the table.
+  Measurements no_lanes = m;
+  for (BothWays& b : no_lanes.sweep.both_ways) b.measurement.spin_blocked.lane_ms.clear();
+  for (const auto& e : record(no_lanes).results.at("extra").at("bidirectional")) CHECK(e.at("gbs_h2d_during").is_null());
+}
+
 TEST_CASE("when the copy call returns: a row per memory, copy, call and size, in µs as measured") {
   const Recorded r = record(made_up_run(1));
   std::vector<nlohmann::json> rows;
   for (const auto& row : r.results.at("rows"))
     if (row.at("scenario") == "copy_return") rows.push_back(row);
-  REQUIRE(rows.size() == 4 * 2 * 2 * 2);  // host kinds x directions x calls x sizes
+  // host kinds x directions x calls x sizes, host to host for two kinds, device to device once
+  REQUIRE(rows.size() == 4 * 2 * 2 * 2 + 2 * 2 * 2 + 2 * 2);
   CHECK(rows.front().at("memory") == "pageable");
-  CHECK(rows.back().at("memory") == "registered");
+  CHECK(rows.back().at("memory") == "device");
   const auto find = [&](const char* memory, const char* copy, const char* call, std::size_t bytes) {
     for (const auto& row : rows)
       if (row.at("memory") == memory && row.at("copy") == copy && row.at("call") == call && row.at("bytes") == bytes)
@@ -229,6 +271,8 @@ TEST_CASE("when the copy call returns: a row per memory, copy, call and size, in
   CHECK(async.at("complete_cv").get<double>() == doctest::Approx(0.04));
   CHECK(async.at("samples") == 20);
   CHECK(async.at("verified") == true);
+  CHECK(find("pinned", "h2h", "cudaMemcpyAsync", 4096).at("after_return_us").get<double>() == doctest::Approx(1));
+  CHECK(find("device", "d2d", "cudaMemcpy", 4096).at("return_us").get<double>() == doctest::Approx(2));
   const auto blocking = find("pageable", "d2h", "cudaMemcpy", 4096);
   CHECK(blocking.at("return_us").get<double>() == doctest::Approx(3 + 2.5 + 4096 / 54e3));
   CHECK(blocking.at("after_return_us").get<double>() == doctest::Approx(1));
@@ -248,7 +292,7 @@ TEST_CASE("beyond the lesson comes last, under its own title, after every table 
   REQUIRE(beyond != std::string::npos);
   for (const char* lesson_title : {"Sweep:", "H2D and D2H at once", "When the copy call returns",
                                    "Device to device at 1 GiB", "Fit T(n)",
-                                   "At the book's size", "Peer to peer"}) {
+                                   "At the K80 blog post's size", "Peer to peer"}) {
     CAPTURE(lesson_title);
     const auto at = printed.find(lesson_title);
     REQUIRE(at != std::string::npos);
@@ -262,6 +306,8 @@ TEST_CASE("a part --variants left out leaves no table, no row and no entry in ex
   Measurements host_only = made_up_run(1);
   host_only.duel = {};
   host_only.sweep.series.resize(8);  // host kinds only
+  // As measure_sweep does without d2d_memcpy: no device → device call-return rows either.
+  std::erase_if(host_only.sweep.call_returns, [](const CallReturnPoint& p) { return p.memory == "device"; });
   const Recorded r = record(host_only);
   CHECK(!r.results.at("extra").contains("d2d_duel"));
   CHECK(!r.results.at("extra").contains("d2d_best_sm_copy"));
