@@ -1,4 +1,4 @@
-"""Chapter 01's concept diagram (scripts/make_figures.py calls draw()):
+"""Chapter 01's concept diagrams (scripts/make_figures.py calls draw()):
 
 - ch01_section_vs_triangle_diagram.svg: one force evaluation of the critical method and of the triangle
   method, thread by thread, for the small example the lesson states (EXAMPLE below: 4 threads, 48
@@ -6,6 +6,10 @@
   of the neighbour list each thread walks (its share); in it, which part of which force array each thread
   may write in each phase: during the pair loop only its own private array f_local (all N entries, no lock
   needed), in the section all N entries of the shared f, one thread at a time.
+- ch01_force_writes_diagram.svg: for every strategy of the ladder (src/forces.cpp's variant table), which
+  force array each thread writes in each phase: private arrays, the whole shared array one thread at a
+  time (critical, triangle), one block of it per thread after a barrier (thread_arrays), any entry with a
+  locked update (atomic), or only its own rows (full_list, full_list_vectorized).
 
 The shares, the clock and the idle totals are the lesson's model, computed here and checked against its
 formulas (Nth(Nth-1)Tc and half of it) before anything is drawn, so a picture that disagrees with the model
@@ -98,6 +102,57 @@ def _panel(ax, top: float, title: str, share: list[int], tc: int, idle_formula: 
     return idle
 
 
+def _array(ax, x: float, y: float, w: float, h: float, owners: list[str], kind: str, size: float = SMALL - 1):
+    """A force array of N entries drawn as len(owners) equal blocks, each labelled with who writes it."""
+    step = w / len(owners)
+    for k, text in enumerate(owners):
+        box(ax, x + k * step, y, step, h, text, kind=kind, size=size, rounded=False, lw=0.8)
+
+
+def _writes(out_dir: pathlib.Path) -> str:
+    """Who writes which part of which force array, phase by phase, in each strategy (forces.cpp's ladder)."""
+    threads = EXAMPLE["threads"]
+    x0, w, lane = 2.6, 6.8, 0.17
+    private = ("private", [f"f_local of thread {k}: written by thread {k} only" for k in range(threads)])
+    rows = [  # (strategy, phase, what is drawn)
+        ("critical, triangle", "1. pair loop", private),
+        ("", "2. critical section", ("conflict", [f"all N entries: thread {' → thread '.join(map(str, range(threads)))}, "
+                                                 "one thread at a time"])),
+        ("thread_arrays", "1. pair loop", private),
+        ("", "2. after one barrier", ("active", [f"thread {k}: block {k}, the sum\nof the {threads} arrays there"
+                                                 for k in range(threads)])),
+        ("atomic", "pair loop (one phase)", ("conflict", ["any thread, any entry: every += is one locked "
+                                                          "read-modify-write"])),
+        ("full_list (and _vectorized)", "pair loop (one phase)", ("active", [f"thread {k}: its own rows only" for k in range(threads)])),
+    ]
+    heights = [threads * (lane + 0.03) if what is private else 0.38 for _, _, what in rows]
+    gaps = [0.5 if name else 0.22 for name, _, _ in rows]
+    total = sum(heights) + sum(gaps)
+    height = total + 1.3
+    fig, ax = new_diagram(9.6, height)
+    label(ax, 0.15, height - 0.25, f"Who writes which force entries, phase by phase ({threads} threads; each bar is the "
+          "N entries of one force array)", size=SMALL + 1)
+    y = height - 0.3
+    for (name, phase, what), h, gap in zip(rows, heights, gaps):
+        y -= gap + h
+        if name:
+            label(ax, 0.15, y + h / 2 + 0.12, name, size=SMALL + 1, weight="bold")
+            label(ax, 0.15, y + h / 2 - 0.12, phase, size=SMALL)
+        else:
+            label(ax, 0.15, y + h / 2, phase, size=SMALL)
+        if what is private:
+            for k, text in enumerate(what[1]):
+                box(ax, x0, y + (threads - 1 - k) * (lane + 0.03), w, lane, text, kind="thread", size=SMALL - 2,
+                    rounded=False, lw=0.6)
+        else:
+            _array(ax, x0, y, w, h, what[1], what[0])
+    legend(ax, 0.15, 0.75, [("thread", "private: no other thread touches it"),
+                            ("active", "shared, but each block has one writer: no lock needed"),
+                            ("conflict", "shared, every thread writes everywhere: a critical section or a locked "
+                                         "update keeps it right")])
+    return save(fig, out_dir, "ch01_force_writes_diagram.svg")
+
+
 def draw(out_dir: pathlib.Path) -> list[str]:
     threads, n, delta = EXAMPLE["threads"], EXAMPLE["particles"], EXAMPLE["delta"]
     tc = delta  # t_p = 1, so Tc = delta time units
@@ -123,4 +178,4 @@ def draw(out_dir: pathlib.Path) -> list[str]:
     legend(ax, 1.05, 0.85, [("thread", "pair loop: the thread writes only its own private array f_local (all N entries; no lock)"),
                             ("conflict", "critical section: it adds f_local into all N entries of the shared f, one thread at a time"),
                             ("idle", "waits: for the section, or for the last thread to leave it (the end of the parallel region)")])
-    return [save(fig, out_dir, "ch01_section_vs_triangle_diagram.svg")]
+    return [save(fig, out_dir, "ch01_section_vs_triangle_diagram.svg"), _writes(out_dir)]
