@@ -10,6 +10,7 @@ check reads the built HTML and reports, one line each:
   - a heading of a source Markdown page that is not a heading of its HTML page (page -> file by the {#id}
     of its first line; \mainpage -> index.html);
   - a Markdown table whose rows did not all become rows of an HTML table (matched by its header);
+  - a @ref whose "label" runs onto the next line of the source (the cause of chapter 02's broken page);
   - an <img>/<object>/<link>/<script> source or a local href (file and #anchor) that does not resolve;
   - two pictures shown on the pages that are the same file under two names (a plot drawn twice from one run);
   - a page that does not load course.css (the stylesheet that makes wide tables and code scroll).
@@ -145,9 +146,9 @@ def parse(path: Path) -> Page:
     return page
 
 
-def source_structure(md: Path) -> tuple[str | None, list[str], list[tuple[str, int, int]]]:
-    """(the HTML file name of a Markdown page, its headings' words, its tables as (header words, rows, line)).
-    Skips code fences, \\code/\\verbatim blocks and HTML comments."""
+def source_structure(md: Path) -> tuple[str | None, list[str], list[tuple[str, int, int]], list[int]]:
+    """(the HTML file name of a Markdown page, its headings, its tables as (header, rows, line), the lines
+    whose @ref label runs onto the next line). Skips code fences, \\code/\\verbatim blocks and comments."""
     lines = md.read_text(encoding="utf-8").split("\n")
     first = lines[0] if lines else ""
     target = None
@@ -155,7 +156,7 @@ def source_structure(md: Path) -> tuple[str | None, list[str], list[tuple[str, i
         target = "index.html"
     elif m := re.search(r"\{#([\w-]+)\}\s*$", first):
         target = f"{m.group(1)}.html"
-    headings, tables = [], []
+    headings, tables, split_labels = [], [], []
     fence = None
     in_comment = False
     in_block = None
@@ -177,6 +178,10 @@ def source_structure(md: Path) -> tuple[str | None, list[str], list[tuple[str, i
             in_block = m.group(1)
         elif stripped.startswith("<!--") and "-->" not in stripped:
             in_comment = True
+        elif re.search(r'[\\@]ref\s+[\w.-]+\s+"[^"]*$', line):
+            split_labels.append(i + 1)
+            i += 1
+            continue
         elif i == 0 and target == "index.html":
             text = markdown_text(re.sub(r"^[\\@]mainpage\s*", "", first))
             if text:
@@ -195,7 +200,7 @@ def source_structure(md: Path) -> tuple[str | None, list[str], list[tuple[str, i
             i = j
             continue
         i += 1
-    return target, headings, tables
+    return target, headings, tables, split_labels
 
 
 def doxygen_pages(doxyfile: Path | None) -> list[Path]:
@@ -254,7 +259,10 @@ def check_sources(html_dir: Path, md_pages: list[Path], pages: dict[str, Page]) 
     out = []
     for md in md_pages:
         label = md.relative_to(ROOT) if md.is_relative_to(ROOT) else md
-        target, headings, tables = source_structure(md)
+        target, headings, tables, split_labels = source_structure(md)
+        for line in split_labels:
+            out.append(f"{label}:{line}: the label of a @ref runs onto the next line (write @ref id \"label\" on "
+                       "one line: Doxygen 1.9 may print the rest of the page as raw markup, without a warning)")
         if target is None:
             continue
         page = pages.get(target)

@@ -81,6 +81,8 @@ def main() -> int:
         expect("the lost heading must be named", "the heading 'Run it' is not a heading" in out, out)
         expect("the lost table must be named", "the table '| option | what it does |' is not a table" in out, out)
         expect("the escaped <tt> must be named", "<tt>--variants</tt>" in out, out)
+        expect("the split label itself must be named", "page.md:3: the label of a @ref runs onto the next line" in out,
+               out)
 
         fixed = Path(tmp) / "fixed"
         fixed.mkdir()
