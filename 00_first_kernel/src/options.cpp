@@ -28,8 +28,9 @@ void add_options(CLI::App& app, Options& opt) {
 
 unsigned parse_decimal(const std::string& text, const std::string& option, unsigned min, unsigned max) {
   const std::string range = " (" + std::to_string(min) + " ... " + std::to_string(max) + ")";
-  if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos)
-    throw course::UsageError(option + " " + text + ": expected a decimal integer" + range);
+  if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos ||
+      (text.size() > 1 && text[0] == '0'))  // "010" is neither octal 8 nor 10: decimal digits, no leading zero
+    throw course::UsageError(option + " '" + text + "': expected a decimal integer" + range);
   const unsigned long value = std::stoul(text);
   if (value < min || value > max) throw course::UsageError(option + " " + text + ": not in range" + range);
   return static_cast<unsigned>(value);

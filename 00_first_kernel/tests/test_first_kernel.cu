@@ -108,6 +108,11 @@ TEST_CASE("bad sizes, blocks and strides are refused before the GPU") {
   CHECK(parse_decimal("1024", "--block", 32, 1024) == 1024);
 }
 
+TEST_CASE("a grid past CUDA's limits is refused, not launched") {
+  CHECK_THROWS_AS(blocks_for(std::size_t{1} << 40, 32), course::UsageError);
+  CHECK_THROWS_AS(blocks_for_matrix(1, 1u << 22, 32, 32), course::UsageError);  // 131,072 blocks down the rows
+}
+
 TEST_SUITE("gpu") {
   TEST_CASE("saxpy, the copies and copy_2d match the CPU for every size and write nothing outside") {
     const std::uint64_t s = seed(1);
@@ -171,7 +176,7 @@ TEST_SUITE("exercise 00.1") {
       for (const std::size_t n : random_sizes(s + block, 20, std::size_t{1} << 32)) sizes.push_back(n);
       sizes.push_back(std::size_t{1} << 32);
       for (const std::size_t n : sizes) {
-        if (n == 0) continue;
+        if (n == 0 || n / block >= max_blocks_x) continue;  // past CUDA's grid limit blocks_for throws
         const std::size_t blocks = blocks_for(n, block);
         INFO("n = ", n, ", block = ", block, ", blocks = ", blocks);
         CHECK(blocks * block >= n);
@@ -186,7 +191,7 @@ TEST_SUITE("exercise 00.1") {
       for (const std::size_t n : random_sizes(s + block, 20, std::size_t{1} << 32)) sizes.push_back(n);
       for (const std::size_t k : {1u, 2u, 1000u}) sizes.push_back(k * block);  // block divides n
       for (const std::size_t n : sizes) {
-        if (n == 0) continue;
+        if (n == 0 || n / block >= max_blocks_x) continue;  // past CUDA's grid limit blocks_for throws
         const std::size_t blocks = blocks_for(n, block);
         INFO("n = ", n, ", block = ", block, ", blocks = ", blocks);
         CHECK(blocks >= 1);
