@@ -117,18 +117,26 @@ def _idle(results):
                              "model's halving cannot hold." + _topology(doc) + "\n")
             else:
                 parts.append(f"**{_cpu(doc)}**, {rows[0]['atoms']} atoms ({cells} cells): the same columns, {spread}.\n")
-            parts.append("| threads | Tc (us) | critical force | triangle force | critical idle | model Nth(Nth-1)Tc "
-                         "| triangle idle | model Nth(Nth-1)Tc/2 | delta (max) | clamped | triangle / critical idle |")
-            parts.append("|---:|---:|---:|---:|---:|---:|---:|---:|---:|:---:|---:|")
+            # Two tables of six columns each (a page-wide table of eleven would not fit): the force time with
+            # the staircase's delta, then the idle time beside the model.
+            parts.append("*Force time and the staircase:*\n")
+            parts.append("| threads | Tc (us) | critical force | triangle force | delta (max) | clamped |")
+            parts.append("|---:|---:|---:|---:|---:|:---:|")
+            for t in threads:
+                c, tr = _find(rows, "critical", t), _find(rows, "triangle", t)
+                clamped = "-" if not tr or "clamped" not in tr else ("yes" if tr["clamped"] else "no")
+                parts.append(f"| {t} | {_f(c and c['section_us'], 1)} | {_spread(c, 'force_ms', 3)} | "
+                             f"{_spread(tr, 'force_ms', 3)} | {_f(tr and tr.get('triangle_step'), 0)} "
+                             f"({_f(tr and tr.get('max_triangle_step'), 0)}) | {clamped} |")
+            parts.append("\n*Idle time beside the model:*\n")
+            parts.append("| threads | critical idle | model Nth(Nth-1)Tc | triangle idle | model Nth(Nth-1)Tc/2 "
+                         "| triangle / critical idle |")
+            parts.append("|---:|---:|---:|---:|---:|---:|")
             for t in threads:
                 c, tr = _find(rows, "critical", t), _find(rows, "triangle", t)
                 ratio = (tr["idle_ms"] / c["idle_ms"]) if c and tr and c["idle_ms"] > 0 else None
-                clamped = "-" if not tr or "clamped" not in tr else ("yes" if tr["clamped"] else "no")
-                parts.append(f"| {t} | {_f(c and c['section_us'], 1)} | {_spread(c, 'force_ms', 3)} | "
-                             f"{_spread(tr, 'force_ms', 3)} | {_spread(c, 'idle_ms', 3)} | "
-                             f"{_f(c and c.get('model_idle_ms'), 3)} | {_spread(tr, 'idle_ms', 3)} | "
-                             f"{_f(tr and tr.get('model_idle_ms'), 3)} | {_f(tr and tr.get('triangle_step'), 0)} "
-                             f"({_f(tr and tr.get('max_triangle_step'), 0)}) | {clamped} | {_f(ratio, 2)} |")
+                parts.append(f"| {t} | {_spread(c, 'idle_ms', 3)} | {_f(c and c.get('model_idle_ms'), 3)} | "
+                             f"{_spread(tr, 'idle_ms', 3)} | {_f(tr and tr.get('model_idle_ms'), 3)} | {_f(ratio, 2)} |")
             parts.append("")
     return "\n".join(parts).rstrip()
 
@@ -143,28 +151,35 @@ def _own_speedup(rows, strategy, threads):
 
 
 def _size_table(results):
+    """Per sweep machine: its systems (a table of five columns), then the speedups at the study's team size and
+    at the largest (seven columns), with the study's quoted pair as the last row."""
     parts = ["Force-part speedup at the study's team size (11 threads) and at the largest one, written *over serial "
              "/ over itself on 1 thread*: the first divides by the serial reference, which is timed on its own "
              "before the sweep; the second by the same strategy's median on one thread, timed in the same "
-             "interleaved rounds as the rest. The study's row is quoted from it, not measured by this program.\n",
-             "| machine | cells | atoms | evaluations per median | serial (ms) | threads | "
-             + " | ".join(SIZE_STRATEGIES) + " |",
-             "|---|---:|---:|---:|---:|---:|" + "---:|" * len(SIZE_STRATEGIES)]
+             "interleaved rounds as the rest. The study's row is quoted from it, not measured by this program.\n"]
     for slug in _sweep_slugs(results):
         doc = results[slug]
+        parts += [f"**{_cpu(doc)}**: the systems and their serial reference.\n",
+                  "| cells | atoms | evaluations per median | serial (ms) |", "|---:|---:|---:|---:|"]
+        for cells in _sizes(doc):
+            rows = _rows(doc, cells)
+            serial = _find(rows, "serial", 1)
+            parts.append(f"| {cells} | {rows[0]['atoms']} | {(serial or {}).get('reps', '-')} | "
+                         f"{_spread(serial, 'force_ms', 1)} |")
+        parts += ["", "| cells | threads | " + " | ".join(SIZE_STRATEGIES) + " |",
+                  "|---|---:|" + "---:|" * len(SIZE_STRATEGIES)]
         for cells in _sizes(doc):
             rows = _rows(doc, cells)
             avail = sorted({r["threads"] for r in rows})
-            serial = _find(rows, "serial", 1)
             for t in sorted({11 if 11 in avail else max(avail), max(avail)}):
                 vals = [f"{_f((_find(rows, s, t) or {}).get('speedup'), 2, 'x')} / {_f(_own_speedup(rows, s, t), 2, 'x')}"
                         for s in SIZE_STRATEGIES]
-                parts.append(f"| {_cpu(doc)} | {cells} | {rows[0]['atoms']} | {(serial or {}).get('reps', '-')} | "
-                             f"{_spread(serial, 'force_ms', 1)} | {t} | " + " | ".join(vals) + " |")
-    parts.append(f"| {STUDY_LABEL} | not stated | | | | 11 | "
-                 + " | ".join(_f(STUDY_11_THREADS[s], 2, 'x') if s in STUDY_11_THREADS
-                              else "" for s in SIZE_STRATEGIES) + " |")
-    return "\n".join(parts)
+                parts.append(f"| {cells} | {t} | " + " | ".join(vals) + " |")
+        parts.append(f"| {STUDY_LABEL}: its size not stated | 11 | "
+                     + " | ".join(_f(STUDY_11_THREADS[s], 2, 'x') if s in STUDY_11_THREADS
+                                  else "" for s in SIZE_STRATEGIES) + " |")
+        parts.append("")
+    return "\n".join(parts).rstrip()
 
 
 def _loop_rows(doc):
@@ -252,17 +267,17 @@ def _breakdown(results):
         parts.append(f"**{_cpu(doc)}**{note}: ms per step, medians over the rounds of the LAMMPS table. This "
                      "program: its fastest strategy's force evaluations, its rebuilds (wrap, sort by cell, list) "
                      "and the rest (the integrator); LAMMPS: its own log's sections.\n")
-        parts.append("| threads | this program's fastest | forces | rebuilds | rest | LAMMPS Pair | Neigh | Comm | "
-                     "Modify + Other |")
-        parts.append("|---:|---|---:|---:|---:|---:|---:|---:|---:|")
-        for r in rows:
-            if r["threads"] not in BREAKDOWN_TEAMS and r["threads"] != largest:
-                continue
-            ms = 1e3 / r["steps"]
-            o, lam = r["ours_sections_s"], r.get("lammps_sections_s") or {}
-            rest = lam.get("Modify", 0.0) + lam.get("Other", 0.0) + lam.get("Output", 0.0)
+        shown = [r for r in rows if r["threads"] in BREAKDOWN_TEAMS or r["threads"] == largest]
+        parts += ["| threads | this program's fastest | forces | rebuilds | rest |", "|---:|---|---:|---:|---:|"]
+        for r in shown:
+            ms, o = 1e3 / r["steps"], r["ours_sections_s"]
             parts.append(f"| {r['threads']} | {r['ours_strategy']} | {o['Pair'] * ms:.2f} | {o['Neigh'] * ms:.2f} | "
-                         f"{o['Other'] * ms:.2f} | {lam.get('Pair', 0) * ms:.2f} | {lam.get('Neigh', 0) * ms:.2f} | "
+                         f"{o['Other'] * ms:.2f} |")
+        parts += ["", "| threads | LAMMPS Pair | Neigh | Comm | Modify + Other |", "|---:|---:|---:|---:|---:|"]
+        for r in shown:
+            ms, lam = 1e3 / r["steps"], r.get("lammps_sections_s") or {}
+            rest = lam.get("Modify", 0.0) + lam.get("Other", 0.0) + lam.get("Output", 0.0)
+            parts.append(f"| {r['threads']} | {lam.get('Pair', 0) * ms:.2f} | {lam.get('Neigh', 0) * ms:.2f} | "
                          f"{lam.get('Comm', 0) * ms:.2f} | {rest * ms:.2f} |")
         parts.append("")
     return "\n".join(parts).rstrip() or ("Not in the committed results yet: bench.sh records both breakdowns "
@@ -299,16 +314,19 @@ def _list_build(results):
                      f"{'-'.join(map(str, rounds))} rounds; median (min-max) over the rounds of the rebuilds' time "
                      "per step and of the loop's timesteps/s. *Gain*: before over after for the rebuilds, after over "
                      "before for timesteps/s.\n")
-        parts.append("| threads | strategy | rebuilds (ms/step), baseline pass | vectorized | gain | timesteps/s, baseline "
-                     "| vectorized | gain |")
-        parts.append("|---:|---|---:|---:|---:|---:|---:|---:|")
-        for s, t in keys:
-            b, a = rows.get(("baseline", s, t)), rows.get(("vectorized", s, t))
-            if not (a and b):
-                continue
-            nb, na, lb, la = b["rebuild_ms_per_step"], a["rebuild_ms_per_step"], b["loop_steps_per_s"], a["loop_steps_per_s"]
-            parts.append(f"| {t} | {s} | {_median_range(nb, 2)} | {_median_range(na, 2)} | {nb['median'] / na['median']:.2f}x "
-                         f"| {_median_range(lb, 1)} | {_median_range(la, 1)} | {la['median'] / lb['median']:.2f}x |")
+        pairs = [(s, t, rows[("baseline", s, t)], rows[("vectorized", s, t)]) for s, t in keys
+                 if ("baseline", s, t) in rows and ("vectorized", s, t) in rows]
+        parts += ["| threads | strategy | rebuilds (ms/step), baseline pass | vectorized | gain |",
+                  "|---:|---|---:|---:|---:|"]
+        for s, t, b, a in pairs:
+            nb, na = b["rebuild_ms_per_step"], a["rebuild_ms_per_step"]
+            parts.append(f"| {t} | {s} | {_median_range(nb, 2)} | {_median_range(na, 2)} | "
+                         f"{nb['median'] / na['median']:.2f}x |")
+        parts += ["", "| threads | strategy | timesteps/s, baseline pass | vectorized | gain |", "|---:|---|---:|---:|---:|"]
+        for s, t, b, a in pairs:
+            lb, la = b["loop_steps_per_s"], a["loop_steps_per_s"]
+            parts.append(f"| {t} | {s} | {_median_range(lb, 1)} | {_median_range(la, 1)} | "
+                         f"{la['median'] / lb['median']:.2f}x |")
         parts.append("")
     return "\n".join(parts).rstrip() or NO_RESULTS
 
