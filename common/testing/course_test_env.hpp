@@ -2,8 +2,9 @@
 /// \brief What the tests of every chapter read from their environment: the grader's seed
 /// (COURSE_SEED), the sanitizer a test runs under (COURSE_SANITIZER), and whether a GPU is there for
 /// the GPU case of an exercise graded on the CPU (REQUIRE_GPU=1 turns a missing GPU into a failure).
-/// Header-only, for test binaries (it uses doctest); every GPU test binary links course::test_main,
-/// which puts this folder on its include path.
+/// Header-only, for test binaries (it uses doctest): course::test_main and course::test_main_cpu put
+/// this folder on their include path. gpu_present_for_cpu_exercise needs course::common (the device
+/// query), which every binary with GPU tests links; a CPU-only test binary may use the rest.
 #pragma once
 #include <doctest/doctest.h>
 
