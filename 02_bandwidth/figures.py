@@ -9,7 +9,12 @@ import pathlib
 NO_RESULTS = "No results are committed yet: run `bash 02_bandwidth/bench.sh <build> <results dir>` on a GPU machine."
 NOT_YET = ("Not in the committed results yet: this table is generated from a run of the program that measures it "
            "(`bash 02_bandwidth/bench.sh <build> <results dir>` on a GPU machine, then commit the results file).")
-BLOCKS = ("k80_vs_today", "book_size", "fits", "timing_methods", "copy_return", "d2d_duel", "p2p", "latency", "plots")
+BLOCKS = ("earlier_runs", "k80_vs_today", "book_size", "duplex", "fits", "timing_methods", "copy_return", "d2d_duel",
+          "p2p", "latency", "plots")
+# Results files made by an earlier version of the program, kept in results/ but out of every table and
+# comparison: commit (as the file names it) -> why. d495630 came before a rework of 28 of chapter 02's
+# source files (timing, checks, the tile kernel, the tuned copies), so its numbers are not this code's.
+EARLIER_CODE = {"d495630": "made before a rework of 28 of the chapter's source files"}
 # memory_latency's results sit beside the program's: results/<slug>/02_bandwidth_latency.json (bench.sh writes both).
 RESULTS = pathlib.Path(__file__).resolve().parent.parent / "results"
 LATENCY_FILE = "02_bandwidth_latency.json"
@@ -18,6 +23,30 @@ KIND_ORDER = ("pageable", "pinned", "write-combined", "registered", "device")
 
 def _name(slug, doc):
     return doc.get("device", {}).get("name", slug)
+
+
+def _earlier_code(doc):
+    """Why a results file is from an earlier version of the program, or None when it is from this one."""
+    commit = str(doc.get("commit", ""))
+    return next((why for c, why in EARLIER_CODE.items() if commit.startswith(c)), None)
+
+
+def current(results):
+    """The results files this version of the program made: the only ones tables and values compare."""
+    return {slug: doc for slug, doc in results.items() if _earlier_code(doc) is None}
+
+
+def _earlier_runs(results):
+    earlier = [(slug, doc) for slug, doc in sorted(results.items()) if _earlier_code(doc) is not None]
+    if not earlier:
+        return "Every committed results file of this chapter comes from the current program."
+    lines = []
+    for slug, doc in earlier:
+        lines.append(f"`results/{slug}/02_bandwidth.json` ({_name(slug, doc)}, measured {str(doc.get('date', ''))[:10]} at commit {str(doc.get('commit', ''))[:7]}) comes from "
+                     f"an earlier version of this program, {_earlier_code(doc)}. It is left out of every table, "
+                     "value and comparison on this page except the peer-to-peer table, which only it has and which "
+                     "says so; that machine is not available to re-measure.")
+    return "\n\n".join(lines)
 
 
 def _extra(doc):
@@ -46,7 +75,7 @@ def _pct(value):
 
 
 def _k80_vs_today(results):
-    lines = ["| copy | K80, book (legacy MB/s) | GPU | today (legacy MB/s) | today (GB/s) | x K80 |",
+    lines = ["| copy | K80, blog post (legacy MB/s) | GPU | today (legacy MB/s) | today (GB/s) | x K80 |",
              "|---|---:|---|---:|---:|---:|"]
     labels = {("h2d", "pinned"): "host → device, pinned", ("d2h", "pinned"): "device → host, pinned",
               ("d2d_memcpy", "device"): "device → device (read + write)"}
@@ -83,18 +112,40 @@ def _book_size(results):
     return "\n".join(lines) if found else NO_RESULTS
 
 
-def _fits(results):
-    lines = ["| GPU | copy | memory | α (µs) | β (GB/s) | n½ | β as % of peak | max residual | α with events (µs) |",
-             "|---|---|---|---:|---:|---:|---:|---:|---:|"]
+def _duplex(results):
+    """Pinned (and the other kinds') H2D and D2H at once: each direction's own rate while the other runs,
+    beside its one-way rate at the same size, and the two together."""
+    lines = ["| GPU | memory | H2D alone GB/s | H2D during D2H GB/s | D2H alone GB/s | D2H during H2D GB/s | "
+             "both together GB/s |",
+             "|---|---|---:|---:|---:|---:|---:|"]
     found = False
     for slug in sorted(results):
-        for f in _extra(results[slug]).get("fits", []):
+        for b in _extra(results[slug]).get("bidirectional", []):
+            if b.get("gbs_h2d_during") is None:
+                continue
             found = True
-            lines.append(f"| {_name(slug, results[slug])} | `{f['copy']}` | {f['memory']} | {f['latency_us']:.2f} | "
-                         f"{f['bandwidth_gbs']:.2f} | {_human(max(0.0, f['half_bandwidth_bytes']))} | "
-                         f"{_pct(f.get('percent_of_peak'))} | {100 * f['max_relative_residual']:.0f}% | "
-                         f"{f['events_latency_us']:.2f} |")
-    if not found:
+            lines.append(f"| {_name(slug, results[slug])} | {b['memory']} | {b['gbs_h2d_one_way']:.2f} | "
+                         f"{b['gbs_h2d_during']:.2f} | {b['gbs_d2h_one_way']:.2f} | {b['gbs_d2h_during']:.2f} | "
+                         f"{b['gbs_both_ways']:.2f} |")
+    return "\n".join(lines) if found else NOT_YET
+
+
+def _fits(results):
+    """One table per GPU (seven columns: a page-wide table stays readable), then the peaks it compares with."""
+    out = []
+    for slug in sorted(results):
+        fits = _extra(results[slug]).get("fits", [])
+        if not fits:
+            continue
+        out.append(f"**{_name(slug, results[slug])}**\n")
+        out.append("| copy | memory | α (µs): spin-blocked / events | β (GB/s) | n½ | β as % of peak | max residual |")
+        out.append("|---|---|---:|---:|---:|---:|---:|")
+        for f in fits:
+            out.append(f"| `{f['copy']}` | {f['memory']} | {f['latency_us']:.2f} / {f['events_latency_us']:.2f} | "
+                       f"{f['bandwidth_gbs']:.2f} | {_human(max(0.0, f['half_bandwidth_bytes']))} | "
+                       f"{_pct(f.get('percent_of_peak'))} | {100 * f['max_relative_residual']:.0f}% |")
+        out.append("")
+    if not out:
         return NO_RESULTS
     pcie = []
     for slug in sorted(results):
@@ -104,7 +155,7 @@ def _fits(results):
                 if p.get("theoretical_gbs") else "PCIe link unknown (not visible to the program, e.g. in a VM)")
         ceiling_text = "-" if ceiling is None else f"{ceiling:.0f}"
         pcie.append(f"{_name(slug, results[slug])}: {link}; copy ceiling {ceiling_text} GB/s read + write.")
-    return "\n".join(lines) + "\n\nPeaks: " + " ".join(pcie)
+    return "\n".join(out) + "\nPeaks: " + " ".join(pcie)
 
 
 def _timing_methods(results):
@@ -126,19 +177,23 @@ def _timing_methods(results):
 
 
 def _copy_return(results):
-    lines = ["| GPU | copy | memory | call | bytes | µs until the call returns | µs until the copy is complete | "
-             "µs from return to complete | µs the same wait takes with nothing queued |",
-             "|---|---|---|---|---:|---:|---:|---:|---:|"]
-    found = False
+    """One table per GPU, seven columns: the last holds the time from return to complete and, in brackets,
+    what the same synchronize takes with nothing queued."""
+    out = []
     for slug in sorted(results):
-        for row in results[slug].get("rows", []):
-            if row.get("scenario") != "copy_return":
-                continue
-            found = True
-            lines.append(f"| {_name(slug, results[slug])} | `{row['copy']}` | {row['memory']} | `{row['call']}` | "
-                         f"{_size(row['bytes'])} | {row['return_us']:.2f} | {row['complete_us']:.2f} | "
-                         f"{row['after_return_us']:.2f} | {row['wait_floor_us']:.2f} |")
-    return "\n".join(lines) if found else NOT_YET
+        rows = [r for r in results[slug].get("rows", []) if r.get("scenario") == "copy_return"]
+        if not rows:
+            continue
+        out.append(f"**{_name(slug, results[slug])}**\n")
+        out.append("| copy | memory | call | bytes | µs until the call returns | µs until the copy is complete | "
+                   "µs from return to complete (with nothing queued) |")
+        out.append("|---|---|---|---:|---:|---:|---:|")
+        for row in rows:
+            out.append(f"| `{row['copy']}` | {row['memory']} | `{row['call']}` | {_size(row['bytes'])} | "
+                       f"{row['return_us']:.2f} | {row['complete_us']:.2f} | {row['after_return_us']:.2f} "
+                       f"({row['wait_floor_us']:.2f}) |")
+        out.append("")
+    return "\n".join(out).rstrip("\n") if out else NOT_YET
 
 
 def _d2d_duel(results):
@@ -166,7 +221,11 @@ def _p2p(results):
         p = _extra(results[slug]).get("p2p", {})
         if not p.get("pairs"):
             continue
-        out.append(f"{_name(slug, results[slug])} × {p['device_count']}, cudaMemcpyPeerAsync of {_size(p['bytes'])}:\n")
+        earlier = _earlier_code(results[slug])
+        note = (f" (from an earlier version of this program, commit {str(results[slug].get('commit', ''))[:7]}, "
+                "not re-measured: compare it with nothing on this page)") if earlier else ""
+        out.append(f"{_name(slug, results[slug])} × {p['device_count']}, cudaMemcpyPeerAsync of {_size(p['bytes'])}"
+                   f"{note}:\n")
         out.append("| src → dst | peer access | GB/s one way | GB/s both ways (sum) |")
         out.append("|---|---|---:|---:|")
         for q in p["pairs"]:
@@ -228,6 +287,7 @@ def _latency(results):
 
 
 def _plot_names(results):
+    results = current(results)
     names = []
     for slug in sorted(results):
         if any(r.get("scenario") == "sweep" for r in results[slug].get("rows", [])):
@@ -252,10 +312,15 @@ def _plots_block(results):
 def tables(results):
     if not results:
         return {name: NO_RESULTS for name in BLOCKS}
-    return {"k80_vs_today": _k80_vs_today(results), "book_size": _book_size(results), "fits": _fits(results),
-            "timing_methods": _timing_methods(results), "copy_return": _copy_return(results),
-            "d2d_duel": _d2d_duel(results), "p2p": _p2p(results), "latency": _latency(results),
-            "plots": _plots_block(results)}
+    now = current(results)  # results from an earlier version of the program stay out of the comparisons
+    if not now:
+        blocks = {name: NO_RESULTS for name in BLOCKS}
+        blocks.update(earlier_runs=_earlier_runs(results), p2p=_p2p(results))
+        return blocks
+    return {"earlier_runs": _earlier_runs(results), "k80_vs_today": _k80_vs_today(now), "book_size": _book_size(now),
+            "duplex": _duplex(now), "fits": _fits(now), "timing_methods": _timing_methods(now),
+            "copy_return": _copy_return(now), "d2d_duel": _d2d_duel(now), "p2p": _p2p(results),
+            "latency": _latency(now), "plots": _plots_block(now)}
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -395,10 +460,85 @@ def _gpu_values(doc):
     for memory in ("pageable", "pinned"):
         for copy in ("h2d", "d2h"):
             v[f"us_4k.{memory}_{copy}"] = (lambda m=memory, c=copy: f"{_spin_us(doc, c, m, 4096):.2f}")
+    duel_bytes = lambda: _duel(doc)["d2d_memcpy"]["bytes"]  # noqa: E731
+    v.update({
+        # The naive rung's grid: 2048 resident threads per SM, one int4 (16 bytes) each per trip.
+        "grid_stride_trips": lambda: f"{duel_bytes() / (16 * 2048 * dev['sm_count']):.0f}",
+        "duel_size": lambda: _size(duel_bytes()),
+        # The fitted β of cudaMemcpy device → device against its rate at the duel's size.
+        "d2d_fit_beta_gbs": lambda: f"{_fit(doc, 'd2d_memcpy', 'device')['bandwidth_gbs']:.0f}",
+        "d2d_fit_pct_peak": lambda: f"{_fit(doc, 'd2d_memcpy', 'device')['percent_of_peak']:.0f}%",
+        "d2d_duel_gbs": lambda: f"{_duel(doc)['d2d_memcpy']['gbs']:.0f}",
+        "d2d_fit_vs_duel": lambda: ("above" if _fit(doc, 'd2d_memcpy', 'device')['bandwidth_gbs'] >
+                                    _duel(doc)['d2d_memcpy']['gbs'] else "at or below"),
+        "d2d_largest_sweep_gbs": lambda: f"{_largest_sweep(doc)['spin_blocked']['gbs']:.0f}",
+        "d2d_largest_sweep_size": lambda: _size(_largest_sweep(doc)["bytes"]),
+        "knobs_vs_lesson": lambda: _knobs_vs_lesson(doc),
+        "duplex": lambda: _duplex_sentence(doc),
+        "duplex_verdict": lambda: ("is full duplex: it carried more in both directions at once than it can carry "
+                                   "one way" if _both(doc, "pinned")["gbs_both_ways"] > _extra(doc)["pcie"]["theoretical_gbs"]
+                                   else "did not, in this run, carry more both ways than its one-way rate"),
+    })
     v.update(_answer_key_values(doc))
     for name in _duel(doc):
         v[f"x.{name}"] = (lambda n=name: _ratio(x(n)))
     return v
+
+
+def _largest_sweep(doc, copy="d2d_memcpy", memory="device"):
+    return max((r for r in doc.get("rows", []) if r.get("scenario") == "sweep" and (r["copy"], r["memory"]) == (copy, memory)),
+               key=lambda r: r["bytes"])
+
+
+def _knobs_vs_lesson(doc):
+    """Whether the tuned copies beyond the lesson beat its tile kernel, in the duel of this results file:
+    the usual knobs (every tuned copy that is not the tile kernel with one change) and the tile kernel's
+    own variants, each against the lesson's kernel, with the trials' spread beside the margins."""
+    duel = _duel(doc)
+    lesson = duel["d2d_sm_kernel"]["vs_memcpy"]
+    knobs = [d for name, d in duel.items() if name.startswith(("sm_", "tma_")) and not name.startswith("sm_tile_")]
+    tiles = [d for name, d in duel.items() if name.startswith("sm_tile_")]
+    if not knobs or not tiles:
+        raise KeyError("tuned copies")
+    best = max(knobs, key=lambda d: d["vs_memcpy"])
+    parts = []
+    if best["vs_memcpy"] < lesson:
+        parts.append(f"none of the usual knobs reached the lesson's kernel ({_ratio(lesson)} `cudaMemcpy`): the best, "
+                     f"`{best['copy']}`, ran at {_ratio(best['vs_memcpy'])}")
+    else:
+        parts.append(f"a usual knob beat the lesson's kernel ({_ratio(lesson)} `cudaMemcpy`): `{best['copy']}` ran at "
+                     f"{_ratio(best['vs_memcpy'])}")
+    faster = sorted((d for d in tiles if d["vs_memcpy"] > lesson), key=lambda d: -d["vs_memcpy"])
+    if faster:
+        margin = max(100 * (d["vs_memcpy"] / lesson - 1) for d in faster)
+        cv = 100 * max([duel["d2d_sm_kernel"]["cv"]] + [d["cv"] for d in faster])
+        names = _list(f"`{d['copy']}` ({_ratio(d['vs_memcpy'])})" for d in faster)
+        count = {1: "one variant", 2: "two variants", 3: "three variants"}.get(len(faster), f"{len(faster)} variants")
+        parts.append(f"{count} of the tile kernel itself did beat it, {names}, by at most {margin:.1f}%, "
+                     f"a margin about the size of the trials' spread (CV up to {cv:.1f}%)")
+    else:
+        parts.append("no variant of the tile kernel beat it either")
+    return "; ".join(parts)
+
+
+def _duplex_sentence(doc):
+    """What pinned H2D and D2H at once show, from the bidirectional row (and each direction's own rate
+    where the results hold it): the sentence the lesson and chapter 06 can both say."""
+    b = _both(doc, "pinned")
+    link = _extra(doc).get("pcie", {}).get("theoretical_gbs")
+    faster_one_way = max(_book(doc, "h2d", "pinned")["gbs"], _book(doc, "d2h", "pinned")["gbs"])  # same size
+    text = (f"with pinned memory, H2D and D2H copies of {_size(b['bytes'])} on two streams moved "
+            f"{b['gbs_both_ways']:.1f} GB/s together, {b['gbs_both_ways'] / faster_one_way:.2f}× the faster direction "
+            f"alone and {100 * b['gbs_both_ways'] / b['gbs_one_way_sum']:.0f}% of the two one-way rates summed")
+    if link and b["gbs_both_ways"] > link:
+        text += f", more than the {link:.0f} GB/s the link can carry one way in theory"
+    if b.get("gbs_h2d_during") is not None and b.get("gbs_d2h_during") is not None:
+        text += (f"; while the other direction ran, H2D kept {100 * b['gbs_h2d_during'] / b['gbs_h2d_one_way']:.0f}% "
+                 f"of its one-way rate and D2H {100 * b['gbs_d2h_during'] / b['gbs_d2h_one_way']:.0f}%")
+    else:
+        text += ("; each direction's own rate while the other runs is in the duplex table once the results are "
+                 "re-measured with this version of the program")
+    return text
 
 
 # Values the instructor page (instructor/answer_key.md) quotes beyond the lesson's; same naming.
@@ -498,7 +638,7 @@ def _copy_return_summary(doc) -> str:
             raise KeyError(f"copy_return {memory} {copy} {call}")
         return "all" if all(found) else "none" if not any(found) else "some"
 
-    pinned_like = [m for m in KIND_ORDER if m != "pageable" and any(r["memory"] == m for r in rows)]
+    pinned_like = [m for m in KIND_ORDER[:-1] if m != "pageable" and any(r["memory"] == m for r in rows)]
     directions = ("h2d", "d2h")
     asyncs = {running(m, c, "cudaMemcpyAsync") for m in pinned_like for c in directions}
     syncs = {running(m, c, "cudaMemcpy") for m in pinned_like for c in directions}
@@ -522,6 +662,20 @@ def _copy_return_summary(doc) -> str:
         else:
             parts.append(f"Pageable, {name[copy].lower()}: `cudaMemcpy` returned with the copy still running "
                          f"in {sync} of the sizes, `cudaMemcpyAsync` in {asyn}.")
+    # Host → host and device → device, where the results hold them (runs before they were measured lack them).
+    h2h_kinds = [m for m in KIND_ORDER[:-1] if any((r["memory"], r["copy"]) == (m, "h2h") for r in rows)]
+    if h2h_kinds:
+        states = {running(m, "h2h", c) for m in h2h_kinds for c in ("cudaMemcpy", "cudaMemcpyAsync")}
+        which = _list(h2h_kinds)
+        if states == {"none"}:
+            parts.append(f"Host → host ({which}): both calls returned only once the copy was complete.")
+        else:
+            parts.append(f"Host → host ({which}): some calls returned with the copy still running: see the table.")
+    if any(r["copy"] == "d2d" for r in rows):
+        sync, asyn = running("device", "d2d", "cudaMemcpy"), running("device", "d2d", "cudaMemcpyAsync")
+        said = {"all": "at every size measured", "none": "at no size measured", "some": "at some of the sizes"}
+        parts.append(f"Device → device: `cudaMemcpy` returned with its copy still running {said[sync]}, "
+                     f"`cudaMemcpyAsync` {said[asyn]}.")
     return " ".join(parts)
 
 
@@ -534,6 +688,7 @@ def _verdict(ratios):
 
 
 def values(results):
+    results = current(results)  # results from an earlier version of the program give no value
     out = {}
     for slug in sorted(results):
         doc = dict(results[slug], _slug=slug)  # the slug finds the GPU's other results files
