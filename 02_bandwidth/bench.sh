@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # bench.sh BUILD_DIR RESULTS_DIR: the chapter's benchmark on the GPU machine (after the build).
 # Writes RESULTS_DIR/02_bandwidth.json and prints the tables, then how long it took: the sweep 1 KiB ..
-# 1 GiB in x4 steps plus 32 MiB, every row (no --variants), 20 timed trials per point, when each copy
-# call returns (4 KiB and 32 MiB); on a machine with 2 or more GPUs also the peer-to-peer matrix (256 MiB).
+# 1 GiB in x4 steps plus 32 MiB, every row (no --variants), 20 timed trials per point, H2D and D2H at
+# once with each direction's own rate, when each copy call returns (4 KiB and 32 MiB; host to device and
+# back, host to host, device to device); on a machine with 2 or more GPUs also the peer-to-peer matrix
+# (256 MiB).
 # Then the latency of one load (memory_latency, its default footprints) into RESULTS_DIR/02_bandwidth_latency.json.
 set -euo pipefail
 build_dir=${1:?usage: bench.sh BUILD_DIR RESULTS_DIR}
