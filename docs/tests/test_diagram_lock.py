@@ -38,6 +38,7 @@ def make_tree(root: Path) -> None:
     (chapter / "README.md").write_text(f'# Demo {{#ch98}}\n\n\\image html {SVG} "What to look at."\n')
     images = root / "docs" / "images"
     images.mkdir(parents=True)
+    (root / "docs" / "instructors.md").write_text("# the course repository, not a handout\n")
     (images / SVG).write_text("<svg xmlns='http://www.w3.org/2000/svg'/>\n")
     lock = {CHAPTER: {
         "inputs": {f"{CHAPTER}/diagrams.py": sha(chapter / "diagrams.py"),
@@ -72,7 +73,14 @@ CASES = [
      f"{CHAPTER}: diagrams.py was never drawn"),
     ("an image without a caption", lambda r: (r / CHAPTER / "README.md").write_text(
         f"# Demo {{#ch98}}\n\n\\image html {SVG}\n"), f"{SVG} has no caption"),
+    ("a handout's SVG edited by hand", lambda r: ((r / "docs" / "instructors.md").unlink(),
+                                                   (r / "docs" / "images" / SVG).open("a").write("<!-- -->\n")),
+     f"docs/images/{SVG} is not what its diagrams.py drew"),
 ]
+# A handout stubs the solution regions of the sources a diagram may have been drawn from: there, a changed
+# input is not a stale diagram (the course repository checked it), and --check passes.
+HANDOUT_PASSES = lambda r: ((r / "docs" / "instructors.md").unlink(),
+                            (r / CHAPTER / "facts.json").write_text('{"warp": "stub"}\n'))
 
 
 def main() -> int:
@@ -84,6 +92,13 @@ def main() -> int:
         rc, out = check(fresh)
         if rc != 0:
             failures.append(f"a tree in order must pass --check (exit {rc}):\n{out}")
+        handout = Path(tmp) / "handout"
+        handout.mkdir()
+        make_tree(handout)
+        HANDOUT_PASSES(handout)
+        rc, out = check(handout)
+        if rc != 0:
+            failures.append(f"a handout whose stubbed input differs must pass --check (exit {rc}):\n{out}")
         for i, (what, spoil, phrase) in enumerate(CASES):
             root = Path(tmp) / f"case{i}"
             root.mkdir()
@@ -94,7 +109,7 @@ def main() -> int:
                 failures.append(f"{what}: expected exit 1 and '{phrase}', got exit {rc}:\n{out}")
     for failure in failures:
         print(f"FAILED: {failure}")
-    print(f"test_diagram_lock: {len(CASES) + 1 - len(failures)} of {len(CASES) + 1} cases as expected")
+    print(f"test_diagram_lock: {len(CASES) + 2 - len(failures)} of {len(CASES) + 2} cases as expected")
     return 1 if failures else 0
 
 
