@@ -15,13 +15,37 @@
 set(COURSE_CMAKE_DIR "${CMAKE_CURRENT_LIST_DIR}")
 
 #   course_add_hostile_tests(<prefix> COMMAND <target> [CASES "<exit>|<phrase>|<args>" ...]
-#                            [GPU_CASES "<exit>|<phrase>|<args>" ...])
+#                            [GPU_CASES "<exit>|<phrase>|<args>" ...]
+#                            [INTEGER_OPTIONS "--reps" "--block" ...] [OUTPUT_OPTIONS "--json" ...])
 #       A table of hostile command lines. Test <prefix>.hostile.<n> passes when the program ends with
 #       <exit> (2 usage, 1 detected failure, 77 no GPU), one line on stderr containing <phrase>
-#       (case-insensitive), and never by a signal. CASES run on CI (label cpu); GPU_CASES need a GPU
-#       to be judged (label gpu; skipped without one).
+#       (case-insensitive; "a && b": both), and never by a signal. <args> may start with NAME=VALUE
+#       (environment) and "> FILE" (standard output), see ExpectExit.cmake. CASES run on CI (label cpu);
+#       GPU_CASES need a GPU to be judged (label gpu; skipped without one).
+#       INTEGER_OPTIONS: each integer option of the program (optionally after the words that must come
+#       with it, "--variants x --block"), attacked with 010, 0x8, 1e3 and +5: every one must be refused
+#       (exit 2) with a message naming the option and saying "decimal" (common/cli: decimal only).
+#       OUTPUT_OPTIONS: each option naming a file the program writes, attacked with a 5,000-character
+#       path, a 255-character name (legal alone, too long with the temporary file beside it), /dev/full
+#       and a path under a regular file: refused up front (exit 2), naming the option.
 function(course_add_hostile_tests prefix)
-  cmake_parse_arguments(ARG "" "COMMAND" "CASES;GPU_CASES" ${ARGN})
+  cmake_parse_arguments(ARG "" "COMMAND" "CASES;GPU_CASES;INTEGER_OPTIONS;OUTPUT_OPTIONS" ${ARGN})
+  foreach(entry IN LISTS ARG_INTEGER_OPTIONS)
+    string(REGEX MATCH "[^ ]+$" option "${entry}")
+    foreach(value IN ITEMS 010 0x8 1e3 +5)
+      list(APPEND ARG_CASES "2|${option} && decimal|${entry} ${value}")
+    endforeach()
+  endforeach()
+  string(REPEAT "p" 5000 long_path)
+  string(REPEAT "n" 255 long_name)
+  foreach(entry IN LISTS ARG_OUTPUT_OPTIONS)
+    string(REGEX MATCH "[^ ]+$" option "${entry}")
+    list(APPEND ARG_CASES
+      "2|${option} && too long|${entry} /tmp/${long_path}"
+      "2|${option} && too long|${entry} ${CMAKE_CURRENT_BINARY_DIR}/${long_name}"
+      "2|${option} && not a regular file|${entry} /dev/full"
+      "2|${option} && not a folder|${entry} ${COURSE_CMAKE_DIR}/CourseChapter.cmake/out.json")
+  endforeach()
   set(index 0)
   foreach(label IN ITEMS cpu gpu)
     if(label STREQUAL "cpu")

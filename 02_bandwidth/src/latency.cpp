@@ -42,7 +42,12 @@ std::uint32_t walk(std::span<const std::uint32_t> next, std::uint32_t start, std
 std::vector<std::uint64_t> parse_footprints(const std::vector<std::string>& items) {
   std::vector<std::uint64_t> out;
   for (const std::string& item : items) {
-    const std::uint64_t bytes = course::parse_count(item);
+    std::uint64_t bytes = 0;
+    try {
+      bytes = course::parse_count(item);
+    } catch (const course::UsageError& e) {
+      throw course::UsageError("--footprints " + item + ": " + e.what());  // which option, as every other message
+    }
     if (bytes % latency_line_bytes != 0)
       throw course::UsageError("--footprints " + item + ": must be a multiple of " +
                                std::to_string(latency_line_bytes) + " bytes (one line per load)");

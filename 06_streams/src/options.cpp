@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <filesystem>
+#include <limits>
 #include <system_error>
 
 #include "common/report.hpp"
@@ -20,23 +21,21 @@ namespace {
 // A --trace destination is judged like --json: while parsing, before any GPU call.
 CLI::Validator writable_trace_path() {
   return CLI::Validator(
-      [](std::string& path) -> std::string {
-        try {
-          course::check_writable_path(path, "--trace");
-          return {};
-        } catch (const course::UsageError& e) {
-          return e.what();
-        }
-      },
+      // CLI11 puts "--trace: " in front of the reason itself.
+      [](std::string& path) -> std::string { return course::unwritable_because(path); },
       "FILE", "writable file");
 }
 
 int parse_chunk_count(const std::string& item) {
-  int value = 0;
-  const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), value);
-  if (ec != std::errc() || end != item.data() + item.size())
-    throw course::UsageError("--sweep " + item + ": not a whole number of chunks");
-  return value;
+  // Decimal only, like every integer option ("010" is not 8); the range is check_chunk_count's.
+  const std::string problem = course::decimal_integer_problem(item);
+  if (!problem.empty()) throw course::UsageError("--sweep " + item + ": not a whole number of chunks: " + problem);
+  if (item.size() > 10) throw course::UsageError("--sweep " + item + ": not a whole number of chunks: too large");
+  const long long value = std::stoll(item);
+  if (value > std::numeric_limits<int>::max())
+    throw course::UsageError("--sweep " + item + ": more than " + std::to_string(max_chunks) +
+                             " chunks is not a useful experiment");
+  return static_cast<int>(value);
 }
 
 void check_chunk_count(int chunks, const char* option) {
@@ -96,15 +95,6 @@ void check_size(const Options& opt, Plan& plan) {
                              course::format_bytes(static_cast<double>(memory)));
 }
 
-bool same_file(const std::string& a, const std::string& b) {
-  if (a.empty() || b.empty()) return false;
-  std::error_code ec_a, ec_b;
-  // absolute() first: libstdc++ leaves a relative path whose folders do not exist yet untouched.
-  const auto canonical_a = std::filesystem::weakly_canonical(std::filesystem::absolute(a), ec_a);
-  const auto canonical_b = std::filesystem::weakly_canonical(std::filesystem::absolute(b), ec_b);
-  return ec_a || ec_b ? a == b : canonical_a == canonical_b;
-}
-
 void check_child(const Options& opt, const Plan& plan) {
   if (opt.child_streams == 0) return;
   if (opt.child_streams < 0 || opt.child_streams > max_streams)
@@ -145,7 +135,7 @@ Plan check_options(const Options& opt) {
   plan.scenarios = chosen_scenarios(opt.variants);
   check_size(opt, plan);
   check_pipelines(opt, plan);
-  if (same_file(opt.trace_path, opt.common.json_path)) throw course::UsageError("--trace and --json name the same file");
+  course::check_distinct_outputs({{"--json", opt.common.json_path}, {"--trace", opt.trace_path}});
   check_child(opt, plan);
   plan.child = opt.child_streams > 0;
   return plan;

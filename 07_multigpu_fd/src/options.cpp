@@ -3,6 +3,7 @@
 // slabs, not for a sponge nobody asked about), a mode's own options before the sizes they would use.
 #include "options.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 
@@ -145,6 +146,12 @@ void check_problem(Settings& s, const RawOptions& o) {
   }
   s.input = o.problem;
   s.input.model = parse_velocity_model(o.velocity);
+  // resolve() says what is wrong with the grid; the options that set it are named here, once.
+  if (o.problem.sponge_width < 0 || o.problem.sponge_width > std::min(o.problem.nx, o.problem.ny) / 3)
+    refuse(true, "--sponge " + std::to_string(o.problem.sponge_width) + " with --nx " + std::to_string(o.problem.nx) +
+                     " --ny " + std::to_string(o.problem.ny) + ": the sponge width must be between 0 and a third of the "
+                     "smaller grid side (" + std::to_string(std::min(o.problem.nx, o.problem.ny) / 3) +
+                     "): lower --sponge or enlarge the grid");
   s.problem = resolve(s.input);
   if (s.mode == Mode::scaling && s.gpus > 1) (void)weak_problem(s.input, s.gpus);  // the tallest grid
 }
@@ -210,6 +217,11 @@ Settings parse_settings(int argc, char** argv) {
     course::check_writable_path(o.snapshot + ".json", "--snapshot");
     s.snapshot = o.snapshot;
   }
+  // Two outputs in one file would overwrite each other at the end of the run (issue 31, item 8).
+  course::check_distinct_outputs({{"--json", s.common.json_path},
+                                  {"--snapshot", s.snapshot},
+                                  {"--snapshot (its metadata)", s.snapshot.empty() ? "" : s.snapshot + ".json"},
+                                  {"--nccl-id-file", s.nccl_id_file}});
   return s;
 }
 

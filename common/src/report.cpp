@@ -269,7 +269,11 @@ RowTable& RunReport::table(std::string title) {
 
 std::ostream& RunReport::info() const { return csv_ ? std::cerr : std::cout; }
 
-void RunReport::finish(std::ostream& out) {
+void RunReport::finish(std::ostream& destination) {
+  // The tables are composed first and printed only after the results file is written: a run whose file
+  // cannot be written (a full disk) prints no table, as a failed run must not; and a table that cannot
+  // reach standard output (a full disk, a closed pipe) is an error, never a silent exit 0.
+  std::ostringstream out;
   if (csv_) {
     std::vector<const RowTable*> shown;
     for (const auto& t : tables_)
@@ -312,6 +316,13 @@ void RunReport::finish(std::ostream& out) {
   for (const auto& t : tables_)
     for (const auto& row : t->rows()) results_.add_row(row.to_json());
   if (!json_path_.empty()) results_.write(json_path_);
+  destination << out.str();
+  if (&destination == &std::cout) {
+    const std::string problem = standard_output_problem();
+    if (!problem.empty()) throw std::runtime_error(problem);
+  } else if (!destination.flush()) {
+    throw std::runtime_error("cannot write the tables");
+  }
 }
 
 }  // namespace course

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -174,4 +175,73 @@ TEST_CASE("the CPU-only options have no --device") {
   CHECK_THROWS_AS(parse(gpu_app, {"--device", "-1"}), course::UsageError);
   CHECK_NOTHROW(parse(gpu_app, {"--device", "1"}));
   CHECK(opts.device == 1);
+}
+
+TEST_CASE("integers are decimal only: every integer option refuses octal, hex, exponents, signs and spaces") {
+  using course::decimal_integer_problem;
+  CHECK(decimal_integer_problem("0").empty());
+  CHECK(decimal_integer_problem("10").empty());
+  CHECK(decimal_integer_problem("-3").empty());
+  CHECK(decimal_integer_problem("18446744073709551615", false).empty());
+  for (const char* bad : {"010", "0x8", "1e3", "+5", " 5", "5 ", "", "1.0", "08", "-010", "0b1"})
+    CHECK_MESSAGE(!decimal_integer_problem(bad).empty(), bad);
+  CHECK(decimal_integer_problem("-1", false).find("non-negative") != std::string::npos);
+  CHECK(decimal_integer_problem("9223372036854775808").find("too large") != std::string::npos);
+  CHECK(decimal_integer_problem("18446744073709551616", false).find("too large") != std::string::npos);
+  CHECK(course::parse_decimal_integer("42", "--x", 0, 100) == 42);
+  CHECK_THROWS_AS(course::parse_decimal_integer("042", "--x", 0, 100), course::UsageError);
+  CHECK_THROWS_AS(course::parse_decimal_integer("101", "--x", 0, 100), course::UsageError);
+
+  // parse_command_line puts the rule in front of every integer-typed option, hidden ones included.
+  CLI::App app{"test"};
+  int count = 0;
+  std::uint64_t seed = 0;
+  long long hidden = 0;
+  app.add_option("--count", count)->check(CLI::Range(0, 1000));
+  app.add_option("--seed", seed);
+  app.add_option("--hidden", hidden)->group("");
+  parse(app, {"--count", "12", "--seed", "18446744073709551615", "--hidden", "-4"});
+  CHECK(count == 12);
+  CHECK(seed == 18446744073709551615ull);
+  CHECK(hidden == -4);
+  for (const std::vector<std::string>& words :
+       std::vector<std::vector<std::string>>{{"--count", "010"}, {"--count", "0x8"}, {"--count", "1e3"},
+                                             {"--seed", "-1"}, {"--seed", "99999999999999999999"}}) {
+    CLI::App again{"test"};
+    again.add_option("--count", count)->check(CLI::Range(0, 1000));
+    again.add_option("--seed", seed);
+    try {
+      parse(again, words);
+      FAIL("accepted " << words[0] << " " << words[1]);
+    } catch (const course::UsageError& e) {
+      CHECK_MESSAGE(std::string(e.what()).find(words[0]) != std::string::npos, e.what());
+    }
+  }
+  try {
+    CLI::App again{"test"};
+    again.add_option("--hidden", hidden)->group("");
+    parse(again, {"--hidden", "010"});
+    FAIL("accepted --hidden 010");
+  } catch (const course::UsageError& e) {
+    CHECK_MESSAGE(std::string(e.what()).find("--hidden") != std::string::npos, e.what());
+  }
+}
+
+TEST_CASE("counts are decimal: a leading zero, hex and exponents are refused") {
+  for (const char* bad : {"010", "0x8", "1e3", "2^024", "+5", " 5"})
+    CHECK_THROWS_WITH_AS(course::parse_count(bad), doctest::Contains("decimal"), course::UsageError);
+}
+
+TEST_CASE("an output path too long for itself or for the temporary file beside it is refused up front") {
+  CHECK(course::unwritable_because("/tmp/" + std::string(5000, 'p')).find("too long") != std::string::npos);
+  const std::string folder = std::filesystem::temp_directory_path().string();
+  CHECK(course::unwritable_because(folder + "/" + std::string(255, 'n')).find("too long") != std::string::npos);
+  CHECK(course::unwritable_because(folder + "/" + std::string(240, 'n')).empty());
+  CHECK(course::unwritable_because("/dev/full").find("not a regular file") != std::string::npos);
+}
+
+TEST_CASE("two outputs naming one file are refused, however spelled") {
+  CHECK_NOTHROW(course::check_distinct_outputs({{"--json", "a.json"}, {"--trace", "b.json"}, {"--x", ""}}));
+  CHECK_THROWS_WITH_AS(course::check_distinct_outputs({{"--json", "a.json"}, {"--trace", "./sub/../a.json"}}),
+                       doctest::Contains("name the same file"), course::UsageError);
 }

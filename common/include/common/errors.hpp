@@ -41,8 +41,13 @@ struct ExitRequest {
   int code = 0;
 };
 
+/// Flushes standard output (C++ stream and C stdio) and says why what was written there did not all
+/// arrive (a full disk, /dev/full, a closed descriptor), or "" when it did.
+std::string standard_output_problem();
+
 /// Runs a chapter's body and turns the exceptions above into one line on stderr and the matching
-/// exit code. Every chapter's `main` is `return course::run_main(argc, argv, body);`.
+/// exit code. A body that ends with 0 (or --help) but whose standard output could not be written ends
+/// with exit 1 and one line saying so. Every chapter's `main` is `return course::run_main(argc, argv, body);`.
 /// \param program short program name printed before each message
 /// \param body the chapter's real main
 /// \param argc,argv the command line, passed on to `body`
