@@ -239,6 +239,47 @@ TEST_SUITE("gpu") {
     }
   }
 
+  TEST_CASE("host to host calls return with the copy done; device to device copies arrive whatever the call") {
+    course::require_device(0);
+    const std::size_t n = std::size_t{32} << 20;
+    CopyBench bench(n, 8);
+    for (const HostMemoryKind kind : {HostMemoryKind::pageable, HostMemoryKind::pinned}) {
+      bench.use_host_memory(kind);
+      for (const CopyCall call : {CopyCall::memcpy, CopyCall::memcpy_async}) {
+        CAPTURE(copy_call_name(call));
+        // "Fully synchronous with respect to the host": the call itself moves the 32 MiB.
+        const CallReturn r = bench.measure_host_to_host_call_return(call, n, {1, 5});
+        CHECK(r.returned_ms.median > 0.9 * r.complete_ms.median);
+      }
+    }
+    for (const CopyCall call : {CopyCall::memcpy, CopyCall::memcpy_async})
+      for (const std::size_t size : {std::size_t{4096}, n})
+        CHECK_NOTHROW(bench.measure_call_return(CopyKind::d2d_memcpy, call, size, {1, 3}));  // bytes checked inside
+    CHECK_THROWS_AS(bench.measure_call_return(CopyKind::d2d_sm_kernel, CopyCall::memcpy, 4096, {1, 1}),
+                    std::invalid_argument);
+  }
+
+  TEST_CASE("both directions at once: each direction's own time ends by the pair's, and moves its bytes") {
+    course::require_device(0);
+    const std::size_t n = std::size_t{32} << 20;
+    CopyBench bench(n, 9);
+    bench.use_host_memory(HostMemoryKind::pinned);
+    const CopyMeasurement both = bench.measure_bidirectional(n, {2, 9});
+    const CopyMeasurement h2d = bench.measure(CopyKind::h2d, n, {2, 9});
+    REQUIRE(both.spin_blocked.lane_ms.size() == 2);  // lane 0 H2D, lane 1 D2H, on one device
+    CHECK(both.events.lane_ms.empty());              // the naive timing has no per-lane ends
+    for (const course::Stats& lane : both.spin_blocked.lane_ms) {
+      CHECK(lane.median > 0);
+      CHECK(lane.median <= both.spin_blocked.ms.median * 1.001);  // the pair ends with its later lane
+    }
+    // One direction alone is not slower than while the other runs (5% allowance for noise).
+    CHECK(h2d.spin_blocked.ms.median <= 1.05 * both.spin_blocked.lane_ms[0].median);
+    MESSAGE("32 MiB pinned: H2D alone " << h2d.spin_blocked.ms.median * 1e3 << " us, during D2H "
+            << both.spin_blocked.lane_ms[0].median * 1e3 << " us; D2H during H2D "
+            << both.spin_blocked.lane_ms[1].median * 1e3 << " us; the pair " << both.spin_blocked.ms.median * 1e3
+            << " us");
+  }
+
   TEST_CASE("behind a spin kernel, small pinned copies take less time each than with events around each one") {
     course::require_device(0);
     CopyBench bench(4096, 2);
