@@ -1,0 +1,274 @@
+// The pipelined rungs: asynchronous copies keep many rows of u and u_prev on their way into shared
+// memory while the block computes (pipelined_*), and the same kernel advancing K time steps per pass
+// over memory (temporal_*). One kernel, templated on the block width, the steps per pass and the depth
+// of the copy ring.
+//
+// A block owns a strip of BX float4 columns and marches down its rows. Iteration i brings input row i
+// (u_t, and u_{t-1} four rows behind it) into a ring of S shared-memory slots with cp.async, issued
+// S − 5 iterations ahead; level s (u_{t+s}, s = 1 … K) is computed for row i − 4s in the same iteration.
+// Each thread keeps the nine rows of its own column of every level in registers (the y-neighbours) and
+// reads the x-neighbours from shared memory: level 0 from the copy ring, the computed levels from a
+// ring of eight rows each. Level s is valid on threads s … BX − s − 1 (each level needs one float4 of
+// the level below on either side), so a block writes BX − 2K float4 columns and the strips overlap.
+// Every value outside the grid is set to zero, as the rigid wall of the single-step rungs stores it, and
+// every cell goes through leapfrog_cell: K steps here give the bits of K single steps.
+#include <cuda_pipeline_primitives.h>
+
+#include <string>
+
+#include "common/check.cuh"
+#include "common/errors.hpp"
+#include "kernels.cuh"
+
+namespace wave {
+namespace {
+
+constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
+
+/// Rows of each computed level kept for the x-neighbours: row r is written in iteration i and read in
+/// iteration i + 4 (as the centre row of the next level), so 5 would do; 8 makes the index a mask.
+constexpr int kLevelRing = 8;
+
+/// The block's shared memory, in float4s: u_t rows (row r in slot r mod S), u_{t-1} rows (row r − 4 in
+/// slot r mod S: it is needed with u_t row r), then levels 1 … K−1 (row r in slot r mod 8).
+template <int BX, int K, int S>
+struct PipelineShared {
+  static constexpr int floats4 = (2 * S + (K - 1) * kLevelRing) * BX;
+  float4* base;
+  __device__ float4* u(int slot) const { return base + slot * BX; }
+  __device__ float4* prev(int slot) const { return base + (S + slot) * BX; }
+  __device__ float4* level(int s, int row) const { return base + (2 * S + (s - 1) * kLevelRing + (row & (kLevelRing - 1))) * BX; }
+};
+
+__device__ __forceinline__ float lane(const float4& v, int j) { return j == 0 ? v.x : j == 1 ? v.y : j == 2 ? v.z : v.w; }
+__device__ __forceinline__ void set_lane(float4& v, int j, float f) {
+  if (j == 0) v.x = f;
+  else if (j == 1) v.y = f;
+  else if (j == 2) v.z = f;
+  else v.w = f;
+}
+
+/// One level of one row for this thread's four columns: centre window `w` (rows y − 4 … y + 4 of the
+/// level below), x-neighbours `left`/`right` (the float4 columns either side, same row), `before` the
+/// value two levels below (u_prev). Cells outside the grid come out zero.
+__device__ __forceinline__ float4 level_row(const StepArgs& a, const float4 (&w)[2 * halo + 1], const float4& left,
+                                           const float4& right, const float4& before, int x, int y, float source) {
+  const int nx = a.layout.nx;
+  const int gy = a.global_row0 + y;
+  float4 out = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  if (gy < 0 || gy >= a.ny_global || y < 0 || y >= a.layout.rows || x < 0 || x >= nx) return out;  // the wall
+  const float courant2 = __ldg(a.courant2 + y), damp_y = __ldg(a.damp_y + y);
+  const float4 damp_x = __ldg(reinterpret_cast<const float4*>(a.damp_x + x));  // zero past nx
+  const float row[12] = {left.x, left.y, left.z, left.w, w[4].x, w[4].y, w[4].z, w[4].w,
+                         right.x, right.y, right.z, right.w};
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    float v = leapfrog_cell(row[4 + j], lane(before, j), ring_sum(row[3 + j], row[5 + j], lane(w[3], j), lane(w[5], j)),
+                            ring_sum(row[2 + j], row[6 + j], lane(w[2], j), lane(w[6], j)),
+                            ring_sum(row[1 + j], row[7 + j], lane(w[1], j), lane(w[7], j)),
+                            ring_sum(row[0 + j], row[8 + j], lane(w[0], j), lane(w[8], j)), courant2,
+                            mul_rn(lane(damp_x, j), damp_y));
+    if (y == a.source_y && x + j == a.source_x) v = add_rn(v, source);
+    set_lane(out, j, x + j < nx ? v : 0.0f);  // the margin past nx stays zero
+  }
+  return out;
+}
+
+// [pipelined_kernel]
+template <int BX, int K, int S, int kMinBlocks>
+__global__ void __launch_bounds__(BX, kMinBlocks) step_pipelined(StepArgs a, PassTargets t, int rows_per_block) {
+  static_assert(S >= 6, "the ring must hold the 5 rows in use and one on its way");
+  constexpr int kAhead = S - 5;  // iterations whose copies are in flight
+  extern __shared__ float4 shared_raw[];
+  const PipelineShared<BX, K, S> sh{shared_raw};
+
+  const int tx = threadIdx.x;
+  const int nx = a.layout.nx;
+  const int x = (blockIdx.x * (BX - 2 * K) - K + tx) * 4;  // first of this thread's four columns
+  const int y_first = a.row_begin + blockIdx.y * rows_per_block;  // rows of level K this block writes
+  const int y_last = min(y_first + rows_per_block, a.row_end);
+  const int i_begin = y_first - 4 * K;         // input row of the first iteration
+  const int iterations = y_last - y_first + 8 * K;
+
+  // Iteration `it` needs u_t row i_begin + it and u_{t-1} row i_begin + it − 4. Outside the slab's
+  // stored rows, or right of the grid, the copy fills zeros and reads nothing.
+  const auto issue = [&](int it) {
+    if (it < iterations) {
+      const int row = i_begin + it;
+      const bool x_in = x >= 0 && x < nx;
+      const bool u_in = x_in && row >= -halo && row < a.layout.rows + halo;
+      // u_{t-1} is first needed by level 1's first useful row, in iteration 8.
+      const bool p_in = x_in && it >= 8 && row - 4 >= -halo && row - 4 < a.layout.rows + halo;
+      const float* u_src = u_in ? a.cur + a.layout.index(x, row) : a.cur;
+      const float* p_src = p_in ? a.prev + a.layout.index(x, row - 4) : a.prev;
+      __pipeline_memcpy_async(sh.u(it % S) + tx, u_src, 16, u_in ? 0 : 16);
+      __pipeline_memcpy_async(sh.prev(it % S) + tx, p_src, 16, p_in ? 0 : 16);
+    }
+    __pipeline_commit();  // one group per iteration, empty or not: the wait below counts groups
+  };
+  for (int it = 0; it < kAhead; ++it) issue(it);
+
+  float4 window[K][2 * halo + 1];  // window[s][j]: level s, row (newest of level s) − 8 + j
+#pragma unroll
+  for (int s = 0; s < K; ++s)
+#pragma unroll
+    for (int j = 0; j <= 2 * halo; ++j) window[s][j] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+
+  for (int it = 0; it < iterations; ++it) {
+    __pipeline_wait_prior(kAhead - 1);  // this thread's copies for iteration `it` have landed
+    __syncthreads();                    // everyone's have; and iteration it − 1 is done with its slots
+    issue(it + kAhead);  // into the slot of row i − 5, whose last reader was iteration it − 1
+    const int i = i_begin + it;
+#pragma unroll
+    for (int s = 0; s < K; ++s)
+#pragma unroll
+      for (int j = 0; j < 2 * halo; ++j) window[s][j] = window[s][j + 1];
+    window[0][2 * halo] = sh.u(it % S)[tx];
+
+#pragma unroll
+    for (int s = 1; s <= K; ++s) {
+      const int y = i - 4 * s;  // the row level s computes in this iteration
+      if (tx < s || tx >= BX - s) continue;   // no neighbour column of level s − 1 on one side
+      if (y < y_first - 4 * (K - s)) continue;  // a row no later level needs (the ring fills first)
+      float4 left, right, before;
+      if (s == 1) {
+        left = sh.u((it + S - 4) % S)[tx - 1];  // level 0, row i − 4
+        right = sh.u((it + S - 4) % S)[tx + 1];
+        before = sh.prev(it % S)[tx];
+      } else {
+        left = sh.level(s - 1, y)[tx - 1];
+        right = sh.level(s - 1, y)[tx + 1];
+        before = window[s - 2][0];  // level s − 2, row y
+      }
+      const float4 v = level_row(a, window[s - 1], left, right, before, x, y, t.sources[s - 1]);
+      if (s < K) {
+        window[s][2 * halo] = v;
+        sh.level(s, y)[tx] = v;
+      } else if (y >= y_first && tx >= K && tx < BX - K && x < nx) {
+        float* dst = a.next + a.layout.index(x, y);
+        if (x + 4 <= nx) *reinterpret_cast<float4*>(dst) = v;
+        else
+          for (int j = 0; j < nx - x; ++j) dst[j] = lane(v, j);
+        if constexpr (K > 1) {
+          const float4 p = window[K - 1][halo];  // level K − 1, row y
+          float* pdst = t.next_prev + a.layout.index(x, y);
+          if (x + 4 <= nx) *reinterpret_cast<float4*>(pdst) = p;
+          else
+            for (int j = 0; j < nx - x; ++j) pdst[j] = lane(p, j);
+        }
+      }
+    }
+  }
+  __pipeline_wait_prior(0);  // no copy outlives the block
+}
+// [pipelined_kernel]
+
+/// kMinBlocks: blocks per SM the register allocation must allow (1: no limit).
+template <int BX, int K, int S, int kMinBlocks>
+void launch_pipelined_pass(const StepArgs& a, const PassTargets& t, int rows_per_block, cudaStream_t stream) {
+  const int rows = a.row_end - a.row_begin;
+  if (rows <= 0) return;
+  if (K > 1 && (a.global_row0 != 0 || a.layout.rows != a.ny_global || a.row_begin != 0 || a.row_end != a.layout.rows))
+    throw course::UsageError("a temporal rung advances the whole grid as one slab (its halo would be " +
+                             std::to_string(4 * K) + " rows)");
+  constexpr int bytes = PipelineShared<BX, K, S>::floats4 * static_cast<int>(sizeof(float4));
+  // Over 48 KiB of shared memory must be asked for, per device: the call costs less than a launch.
+  if constexpr (bytes > 48 * 1024)
+    CUDA_CHECK(cudaFuncSetAttribute(step_pipelined<BX, K, S, kMinBlocks>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    bytes));
+  const dim3 grid(ceil_div(a.layout.nx, 4 * (BX - 2 * K)), ceil_div(rows, rows_per_block));
+  step_pipelined<BX, K, S, kMinBlocks><<<grid, BX, bytes, stream>>>(a, t, rows_per_block);
+  CUDA_CHECK_LAUNCH();
+}
+
+/// One step (K = 1) of rows [a.row_begin, a.row_end): a StepLauncher.
+template <int BX, int S, int kRowsPerBlock, int kMinBlocks = 1>
+void launch_pipelined(const StepArgs& a, cudaStream_t stream) {
+  PassTargets t;
+  t.sources[0] = a.source;
+  launch_pipelined_pass<BX, 1, S, kMinBlocks>(a, t, kRowsPerBlock, stream);
+}
+
+/// K steps of the whole grid: a PassLauncher.
+template <int BX, int K, int S, int kRowsPerBlock, int kMinBlocks = 1>
+void launch_temporal(const StepArgs& a, const PassTargets& t, cudaStream_t stream) {
+  launch_pipelined_pass<BX, K, S, kMinBlocks>(a, t, kRowsPerBlock, stream);
+}
+
+constexpr const char* kReads = "cp.async ring (shared) + registers";
+
+// [tuning_candidates]
+/// The search of --tune: threads per block (BX float4 columns), copy ring depth S (S − 5 rows in
+/// flight), rows per block. Each rung's shape before tuning (kernels.cu) is one of its family's candidates.
+constexpr Variant candidate_table[] = {
+    {"pipelined_b128_s8_r64", launch_pipelined<128, 8, 64, 1>, "", kReads, 1, nullptr, "pipelined",
+     "128 threads, ring 8, 64 rows"},
+    {"pipelined_b256_s6_r64", launch_pipelined<256, 6, 64, 1>, "", kReads, 1, nullptr, "pipelined",
+     "256 threads, ring 6, 64 rows"},
+    {"pipelined_b256_s8_r64", launch_pipelined<256, 8, 64, 1>, "", kReads, 1, nullptr, "pipelined",
+     "256 threads, ring 8, 64 rows"},
+    {"pipelined_b256_s8_r128", launch_pipelined<256, 8, 128, 1>, "", kReads, 1, nullptr, "pipelined",
+     "256 threads, ring 8, 128 rows"},
+    {"pipelined_b128_s12_r64", launch_pipelined<128, 12, 64, 1>, "", kReads, 1, nullptr, "pipelined",
+     "128 threads, ring 12, 64 rows"},
+    {"pipelined_b256_s12_r16", launch_pipelined<256, 12, 16, 1>, "", kReads, 1, nullptr, "pipelined",
+     "256 threads, ring 12, 16 rows"},
+    {"pipelined_b512_s6_r64", launch_pipelined<512, 6, 64, 1>, "", kReads, 1, nullptr, "pipelined",
+     "512 threads, ring 6, 64 rows"},
+    {"pipelined_b256_s6_r32", launch_pipelined<256, 6, 32, 1>, "", kReads, 1, nullptr, "pipelined",
+     "256 threads, ring 6, 32 rows"},
+    {"temporal_2_b128_s8_r128", launch_pipelined_default, "", kReads, 2,
+     launch_temporal<128, 2, 8, 128, 1>, "temporal_2", "128 threads, ring 8, 128 rows"},
+    {"temporal_2_b128_s8_r64", launch_pipelined_default, "", kReads, 2,
+     launch_temporal<128, 2, 8, 64, 1>, "temporal_2", "128 threads, ring 8, 64 rows"},
+    {"temporal_2_b128_s8_r256", launch_pipelined_default, "", kReads, 2,
+     launch_temporal<128, 2, 8, 256, 1>, "temporal_2", "128 threads, ring 8, 256 rows"},
+    {"temporal_2_b256_s8_r128", launch_pipelined_default, "", kReads, 2,
+     launch_temporal<256, 2, 8, 128, 1>, "temporal_2", "256 threads, ring 8, 128 rows"},
+    {"temporal_2_b128_s6_r128_m4", launch_pipelined_default, "", kReads, 2,
+     launch_temporal<128, 2, 6, 128, 4>, "temporal_2", "128 threads, ring 6, 128 rows, 4 blocks/SM"},
+    {"temporal_2_b128_s6_r256_m4", launch_pipelined_default, "", kReads, 2,
+     launch_temporal<128, 2, 6, 256, 4>, "temporal_2", "128 threads, ring 6, 256 rows, 4 blocks/SM"},
+    {"temporal_3_b128_s8_r128", launch_pipelined_default, "", kReads, 3,
+     launch_temporal<128, 3, 8, 128, 1>, "temporal_3", "128 threads, ring 8, 128 rows"},
+    {"temporal_3_b128_s8_r256", launch_pipelined_default, "", kReads, 3,
+     launch_temporal<128, 3, 8, 256, 1>, "temporal_3", "128 threads, ring 8, 256 rows"},
+    {"temporal_3_b128_s6_r256", launch_pipelined_default, "", kReads, 3,
+     launch_temporal<128, 3, 6, 256, 1>, "temporal_3", "128 threads, ring 6, 256 rows"},
+    {"temporal_3_b128_s6_r256_m4", launch_pipelined_default, "", kReads, 3,
+     launch_temporal<128, 3, 6, 256, 4>, "temporal_3", "128 threads, ring 6, 256 rows, 4 blocks/SM"},
+    {"temporal_3_b128_s6_r128_m4", launch_pipelined_default, "", kReads, 3,
+     launch_temporal<128, 3, 6, 128, 4>, "temporal_3", "128 threads, ring 6, 128 rows, 4 blocks/SM"},
+    {"temporal_3_b256_s8_r128", launch_pipelined_default, "", kReads, 3,
+     launch_temporal<256, 3, 8, 128, 1>, "temporal_3", "256 threads, ring 8, 128 rows"},
+    {"temporal_3_b128_s8_r512", launch_pipelined_default, "", kReads, 3,
+     launch_temporal<128, 3, 8, 512, 1>, "temporal_3", "128 threads, ring 8, 512 rows"},
+    {"temporal_4_b128_s6_r256", launch_pipelined_default, "", kReads, 4,
+     launch_temporal<128, 4, 6, 256, 1>, "temporal_4", "128 threads, ring 6, 256 rows"},
+    {"temporal_4_b128_s8_r256", launch_pipelined_default, "", kReads, 4,
+     launch_temporal<128, 4, 8, 256, 1>, "temporal_4", "128 threads, ring 8, 256 rows"},
+    {"temporal_4_b128_s6_r256_m3", launch_pipelined_default, "", kReads, 4,
+     launch_temporal<128, 4, 6, 256, 3>, "temporal_4", "128 threads, ring 6, 256 rows, 3 blocks/SM"},
+    {"temporal_4_b128_s6_r512", launch_pipelined_default, "", kReads, 4,
+     launch_temporal<128, 4, 6, 512, 1>, "temporal_4", "128 threads, ring 6, 512 rows"},
+    {"temporal_4_b128_s6_r128_m3", launch_pipelined_default, "", kReads, 4,
+     launch_temporal<128, 4, 6, 128, 3>, "temporal_4", "128 threads, ring 6, 128 rows, 3 blocks/SM"},
+};
+// [tuning_candidates]
+
+}  // namespace
+
+std::span<const Variant> tuning_candidates() { return candidate_table; }
+
+void launch_pipelined_default(const StepArgs& a, cudaStream_t stream) { launch_pipelined<128, 8, 64>(a, stream); }
+void launch_temporal_2_default(const StepArgs& a, const PassTargets& t, cudaStream_t stream) {
+  launch_temporal<128, 2, 8, 128>(a, t, stream);
+}
+void launch_temporal_3_default(const StepArgs& a, const PassTargets& t, cudaStream_t stream) {
+  launch_temporal<128, 3, 8, 128>(a, t, stream);
+}
+void launch_temporal_4_default(const StepArgs& a, const PassTargets& t, cudaStream_t stream) {
+  launch_temporal<128, 4, 8, 256>(a, t, stream);
+}
+
+}  // namespace wave
