@@ -1,0 +1,126 @@
+"""The performance rule of `optimize` exercises (issue 30): nothing for doing nothing.
+
+Each timed run of a perf program times the student's variant and the reference in one process and
+gives their ratio r = T / T_ref. The grader also builds the exercise's untouched stub (the handout's
+starting code) and runs the same program on it in the same grade, interleaved with the student's runs:
+its ratio r0 is what doing nothing earns. Points:
+
+- full at r <= FULL_AT (1.2: CS149's margin for noise),
+- 0 at r >= r0 / (1 + BAND): a submission must beat the stub by more than the noise band to earn a point,
+- in between, by the logarithm of the ratio (each halving of the time is worth the same), rounded down,
+  so the points never grow with the time;
+- a speed-up over the reference beyond FLAG_BEYOND (3x) is not plausible for these exercises (the
+  reference is the known-good design): such a result is "flagged" for an instructor's review, 0 points
+  until then;
+- rounds: at least MIN_ROUNDS pairs (student run, stub run, in alternating order), more (up to
+  MAX_ROUNDS) while the rounds' own scores differ by more than a band (a tenth of the points, at least
+  one); the verdict takes the medians, so one disturbed round cannot move a score.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+import statistics
+from typing import Callable
+
+FULL_AT = 1.2
+FLAG_BEYOND = 3.0
+BAND = 0.10
+MIN_ROUNDS, MAX_ROUNDS = 3, 7
+RULE = ("optimize exercises: no performance points without correctness, so the exercise's tests must pass "
+        "before it is timed; then the grader times, in interleaved rounds of the same grade, the student's "
+        "build and the untouched stub's, each against the reference in the same process: with r = T / T_ref "
+        f"and r0 the stub's, full points at r <= {FULL_AT}, 0 at r >= r0 / {1 + BAND:g} (doing nothing earns "
+        "nothing), in between floor(points * log(r_zero / r) / log(r_zero / 1.2)); a speed-up beyond "
+        f"{FLAG_BEYOND:g}x the reference is flagged for review (0 points until reviewed); the median of at "
+        f"least {MIN_ROUNDS} rounds, more while rounds disagree by more than a tenth of the points")
+
+
+class PerfFailure(Exception):
+    """A timed run that gave no timing: status (fail, timeout, needs_gpu, error) and one-line reason."""
+
+    def __init__(self, status: str, reason: str):
+        super().__init__(reason)
+        self.status, self.reason = status, reason
+
+
+def points_for(points: int, ratio: float, stub_ratio: float) -> int:
+    """The rule above for one ratio, given the stub's. Monotone: never more points for a longer time."""
+    if ratio <= FULL_AT:
+        return points
+    zero = stub_ratio / (1 + BAND)
+    if ratio >= zero or zero <= FULL_AT:
+        return 0
+    return max(0, min(points, math.floor(points * math.log(zero / ratio) / math.log(zero / FULL_AT))))
+
+
+@dataclasses.dataclass
+class Verdict:
+    status: str          # pass, partial, slow, flagged, error
+    points: int
+    ratio: float         # the student's median T / T_ref
+    stub_ratio: float    # the stub's median
+    time: float          # the student's median T and T_ref (for the report)
+    reference_time: float
+    rounds: list[dict]
+    reason: str
+
+
+def measure(student: Callable[[], tuple[float, float]], stub: Callable[[], tuple[float, float]],
+            points: int, metric: str) -> Verdict:
+    """Interleaved rounds of (student, stub) runs, each returning (T, T_ref) of one process; raises
+    PerfFailure from a run that fails (the student's first: their failure is theirs)."""
+    rounds: list[dict] = []
+    while len(rounds) < MAX_ROUNDS:
+        order = (("student", student), ("stub", stub)) if len(rounds) % 2 == 0 else \
+            (("stub", stub), ("student", student))
+        result = {}
+        for side, run in order:
+            t, t_ref = run()
+            result[side] = (t, t_ref)
+        result["points"] = points_for(points, result["student"][0] / result["student"][1],
+                                      result["stub"][0] / result["stub"][1])
+        rounds.append(result)
+        spread = max(r["points"] for r in rounds) - min(r["points"] for r in rounds)
+        if len(rounds) >= MIN_ROUNDS and spread <= max(1, points // 10):
+            break
+    return verdict(rounds, points, metric)
+
+
+def verdict(rounds: list[dict], points: int, metric: str) -> Verdict:
+    ratio = statistics.median(r["student"][0] / r["student"][1] for r in rounds)
+    stub_ratio = statistics.median(r["stub"][0] / r["stub"][1] for r in rounds)
+    t = statistics.median(r["student"][0] for r in rounds)
+    t_ref = statistics.median(r["student"][1] for r in rounds)
+    table = [{"student": r["student"][0], "reference": r["student"][1], "stub": r["stub"][0],
+              "stub_reference": r["stub"][1], "points": r["points"]} for r in rounds]
+    said = (f"perf: {speed(ratio)} (student {t:.4g} {metric}, reference {t_ref:.4g} {metric}, same run; the "
+            f"untouched stub {speed(stub_ratio)}; median of {len(rounds)} interleaved rounds): ")
+    if zero_point(stub_ratio) <= FULL_AT:
+        return Verdict("error", 0, ratio, stub_ratio, t, t_ref, table, said + "the stub is within the noise band "
+                       f"of {FULL_AT}x here, so time cannot tell work from none; grade on an idle machine")
+    if ratio < 1 / FLAG_BEYOND:
+        return Verdict("flagged", 0, ratio, stub_ratio, t, t_ref, table, said + f"beyond {FLAG_BEYOND:g}x the "
+                       "reference's speed: flagged for review (a result cached between timed calls, a timer "
+                       "or results file rewritten?), 0 points until an instructor has read the code")
+    got = points_for(points, ratio, stub_ratio)
+    if got == points:
+        return Verdict("pass", got, ratio, stub_ratio, t, t_ref, table, said + f"within {FULL_AT}x, full points")
+    if got == 0:
+        return Verdict("slow", 0, ratio, stub_ratio, t, t_ref, table, said + "no faster than the stub beyond the "
+                       f"noise band ({zero_point(stub_ratio):.2f}x or slower), 0 points")
+    return Verdict("partial", got, ratio, stub_ratio, t, t_ref, table, said + f"between the stub and {FULL_AT}x: "
+                   f"{got} of {points} points")
+
+
+def zero_point(stub_ratio: float) -> float:
+    return stub_ratio / (1 + BAND)
+
+
+def speed(ratio: float) -> str:
+    """'1.92x slower than the reference' / '1.50x faster than the reference'."""
+    if ratio >= 1.005:
+        return f"{ratio:.2f}x slower than the reference"
+    if ratio <= 0.995:
+        return f"{1 / ratio:.2f}x faster than the reference"
+    return "as fast as the reference"
