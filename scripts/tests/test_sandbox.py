@@ -41,7 +41,7 @@ CHEAT_C = r"""
 #include <unistd.h>
 
 /* The grader's command line, found the way issue 30's cheat found it: every /proc/<pid>/cmdline. */
-static int find_course(char *root, size_t size) {
+static int find_course(char *root, size_t size, const char *needle) {
   DIR *proc = opendir("/proc");
   struct dirent *entry;
   if (!proc) return 0;
@@ -54,7 +54,7 @@ static int find_course(char *root, size_t size) {
     fclose(f);
     for (size_t i = 0; i < n; i += strlen(args + i) + 1) {
       char *hit = strstr(args + i, "/scripts/course");
-      if (hit && strcmp(hit, "/scripts/course") == 0) {
+      if (hit && strcmp(hit, "/scripts/course") == 0 && strstr(args + i, needle)) {
         snprintf(root, size, "%.*s", (int)(hit - (args + i)), args + i);
         closedir(proc);
         return 1;
@@ -78,7 +78,7 @@ int main(int argc, char **argv) {
   const char *what = argv[1], *arg = argv[2];
   if (!strcmp(what, "procwalk")) {
     char root[4096], path[8192];
-    if (!find_course(root, sizeof root)) { printf("NO-GRADER-FOUND\n"); return 0; }
+    if (argc < 4 || !find_course(root, sizeof root, argv[3])) { printf("NO-GRADER-FOUND\n"); return 0; }
     snprintf(path, sizeof path, "%s/%s", root, arg);
     print_file(path);
   } else if (!strcmp(what, "read")) {
@@ -170,8 +170,10 @@ class SandboxTests(unittest.TestCase):
         return subprocess.run(grader, capture_output=True, text=True, timeout=90).stdout
 
     def test_the_instructors_solution_found_through_proc_is_out_of_reach(self):
-        self.assertIn(SECRET, self.cheat("procwalk", "01_sums/src/sums.cpp", sandboxed=False))  # control
-        output = self.cheat("procwalk", "01_sums/src/sums.cpp")
+        # (The needle picks this test's grader out of the other graders a shared machine may be running.)
+        needle = self.instructor.name
+        self.assertIn(SECRET, self.cheat("procwalk", "01_sums/src/sums.cpp", needle, sandboxed=False))  # control
+        output = self.cheat("procwalk", "01_sums/src/sums.cpp", needle)
         self.assertNotIn(SECRET, output)
         self.assertIn("NO-GRADER-FOUND", output)  # its own PID namespace: the grader is not in its /proc
         self.assertIn("UNREADABLE", self.cheat("read", str(self.instructor / "01_sums/src/sums.cpp")))
