@@ -3,6 +3,7 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <stdexcept>
 #include <string_view>
@@ -51,6 +52,12 @@ long long whole(const Place& at, std::string_view word, const char* what) {
   if (error != std::errc{} || end != word.data() + word.size())
     at.fail(std::string(what) + " '" + std::string(word) + "' is not a whole number");
   return value;
+}
+
+std::string shown(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", value);
+  return text;
 }
 
 }  // namespace
@@ -129,6 +136,8 @@ System read_lammps_data(const std::string& path) {
           lo[axis] = real(at, w[0], "the box's lower bound");
           hi[axis] = real(at, w[1], "the box's upper bound");
           if (!(hi[axis] > lo[axis])) at.fail("the box's upper bound must exceed its lower bound");
+          if (!std::isfinite(hi[axis] - lo[axis]))
+            at.fail("the box's side " + std::string(w[1]) + " - (" + std::string(w[0]) + ") is not a finite number");
           have_box[axis] = true;
         } else if (w.size() == 6 && w[3] == "xy") {
           at.fail("a tilted (triclinic) box: only an orthogonal cube is read");
@@ -151,6 +160,20 @@ System read_lammps_data(const std::string& path) {
         if (placed[i]) at.fail("atom id " + std::to_string(id) + " appears twice in Atoms");
         if (whole(at, w[1], "the atom type") != 1) at.fail("atom id " + std::to_string(id) + " is not of type 1");
         position[i] = {real(at, w[2], "x"), real(at, w[3], "y"), real(at, w[4], "z")};
+        // write_data writes every atom inside the box: one outside it is a broken file, not something to
+        // wrap silently (an atom at x = 1e300 would wrap onto another one).
+        if (have_box[0] && have_box[1] && have_box[2]) {
+          const double coordinate[3] = {position[i].x, position[i].y, position[i].z};
+          for (std::size_t axis = 0; axis < 3; ++axis) {
+            const double slack = 1e-9 * (hi[axis] - lo[axis]);
+            if (coordinate[axis] < lo[axis] - slack || coordinate[axis] > hi[axis] + slack) {
+              const std::string name(1, "xyz"[axis]);
+              at.fail("atom id " + std::to_string(id) + ": " + name + " = " + std::string(w[2 + axis]) +
+                      " lies outside the box (" + name + "lo " + shown(lo[axis]) + ", " + name + "hi " +
+                      shown(hi[axis]) + "): a data file's atoms are inside its box");
+            }
+          }
+        }
         for (std::size_t k = 5; k < w.size(); ++k) whole(at, w[k], "an image flag");  // periodic: not needed
         placed[i] = 1;
         ++placed_count;
@@ -163,6 +186,12 @@ System read_lammps_data(const std::string& path) {
         const auto i = static_cast<std::size_t>(id - 1);
         if (moving[i]) at.fail("atom id " + std::to_string(id) + " appears twice in Velocities");
         velocity[i] = {real(at, w[1], "vx"), real(at, w[2], "vy"), real(at, w[3], "vz")};
+        // The kinetic energy squares each component: one past 1e150 would make the temperature infinite.
+        const double component[3] = {velocity[i].x, velocity[i].y, velocity[i].z};
+        for (std::size_t axis = 0; axis < 3; ++axis)
+          if (!std::isfinite(component[axis] * component[axis]))
+            at.fail("atom id " + std::to_string(id) + ": v" + std::string(1, "xyz"[axis]) + " = " + std::string(w[1 + axis]) +
+                    " is too large (its square is not a finite number)");
         moving[i] = 1;
         ++moving_count;
         break;

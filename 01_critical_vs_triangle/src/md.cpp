@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -394,7 +395,9 @@ PairSums pair_sums(const System& system, const NeighbourList& list, double cutof
   const double box = system.box, half_box = 0.5 * box, cutoff2 = cutoff * cutoff;
   const auto rows = static_cast<std::ptrdiff_t>(list.size());
   const Vec3* x = system.position.data();
-  double potential = 0, virial = 0, closest2 = list.reach * list.reach;
+  // No pair within the list's reach leaves the closest distance unknown (infinite), never the reach itself:
+  // a reach of 0.5 sigma would otherwise read as two atoms 0.5 sigma apart (issue 31, item 6).
+  double potential = 0, virial = 0, closest2 = std::numeric_limits<double>::infinity();
   std::size_t interacting = 0;
 #pragma omp parallel for num_threads(threads) schedule(static) reduction(+ : potential, virial, interacting) \
     reduction(min : closest2)

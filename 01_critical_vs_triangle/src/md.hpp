@@ -96,7 +96,7 @@ inline double minimum_image(double d, double box, double half_box) noexcept {
 struct PairSums {
   double potential = 0;
   double virial = 0;
-  double closest = 0;           ///< the smallest separation of a listed pair (the list's reach if none)
+  double closest = 0;           ///< the smallest separation of a listed pair (infinity if the list holds none)
   std::size_t interacting = 0;  ///< listed pairs closer than the cut-off, each counted once
 };
 /// The sums over the pairs of a half or a full list (a full list holds each pair twice and is halved),

@@ -6,9 +6,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <numbers>
 #include <sstream>
 
+#include "common/cli.hpp"
 #include "common/errors.hpp"
 #include "stability.hpp"
 
@@ -19,6 +22,14 @@ double box_side(const Config& config) {
 }
 
 int max_team_size() { return 4 * std::max(1, omp_get_num_procs()); }
+
+namespace {
+std::string g6(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", value);
+  return text;
+}
+}  // namespace
 
 namespace {
 
@@ -47,8 +58,51 @@ std::string gib(double bytes) {
 
 }  // namespace
 
+void require_team(int threads) {
+  if (threads <= 1) return;
+  omp_set_dynamic(0);  // as the driver runs: a team of N threads means N threads, or less only when forced
+  int obtained = 0;
+#pragma omp parallel num_threads(threads)
+  {
+#pragma omp single
+    obtained = omp_get_num_threads();
+  }
+  if (obtained == threads) return;
+  const auto setting = [](const char* name, long long value) {
+    const char* text = std::getenv(name);
+    return std::string(name) + "=" + (text != nullptr ? std::string(text) : std::to_string(value));
+  };
+  const std::string asked = "--threads asks for a team of " + std::to_string(threads) + " threads";
+  if (omp_get_max_active_levels() < 1)
+    throw course::UsageError(setting("OMP_MAX_ACTIVE_LEVELS", omp_get_max_active_levels()) +
+                             " turns OpenMP's parallel regions off, and " + asked +
+                             ": unset OMP_MAX_ACTIVE_LEVELS (or set it to 1 or more), or give --threads 1");
+  if (omp_get_thread_limit() < threads)
+    throw course::UsageError(setting("OMP_THREAD_LIMIT", omp_get_thread_limit()) + " caps every OpenMP team at " +
+                             std::to_string(omp_get_thread_limit()) + " threads, and " + asked +
+                             ": raise OMP_THREAD_LIMIT or give --threads at most " + std::to_string(omp_get_thread_limit()));
+  throw course::UsageError("the OpenMP runtime gave a team of " + std::to_string(obtained) + " threads where " + asked +
+                           " (check OMP_THREAD_LIMIT, OMP_MAX_ACTIVE_LEVELS and OMP_DYNAMIC)");
+}
+
 void validate_config(const Config& c) {
   using course::UsageError;
+  if (c.initial) {
+    // The density and temperature below are the file's (main.cpp derives them): a broken file is named
+    // as such, never as --density or --temperature, which cannot be combined with --data.
+    const std::string file = "--data " + c.data_file + ": ";
+    if (!(c.density > 0) || !std::isfinite(c.density))
+      throw UsageError(file + "its box gives no finite number density (" + std::to_string(c.initial->size()) +
+                       " atoms in a cube of side " + g6(c.initial->box) + ")");
+    if (!(c.temperature >= 0) || !std::isfinite(c.temperature))
+      throw UsageError(file + "its velocities give no finite temperature");
+    try {
+      check_time_step(c.density, c.temperature, c.dt);
+    } catch (const UsageError&) {
+      throw UsageError(file + "its atoms (density " + g6(c.density) + ", temperature " + g6(c.temperature) +
+                       ") cannot be integrated stably at --dt " + g6(c.dt) + ": lower --dt or check the file");
+    }
+  }
   if (c.cells < 1) throw UsageError("--cells must be at least 1");
   if (c.cells > 100) throw UsageError("--cells must be at most 100 (4 million atoms)");
   if (!(c.density > 0) || !std::isfinite(c.density)) throw UsageError("--density must be positive");
@@ -65,6 +119,9 @@ void validate_config(const Config& c) {
     if (t < 1 || t > max_team_size())
       throw UsageError("--threads: every team size must be in 1.." + std::to_string(max_team_size()) +
                        " (4 x the logical cores), got " + std::to_string(t));
+  // The strategies give thread t its share of 0..N-1 by its number: a smaller team than asked (an OpenMP
+  // limit from the environment) would leave shares undone and read arrays nobody allocated.
+  require_team(*std::max_element(c.threads.begin(), c.threads.end()));
   if (c.variants.empty()) throw UsageError("--variants names no variant");
   for (const std::string& s : c.variants)
     if (!find_variant(s)) throw UsageError("--variants " + s + ": no such variant");
@@ -84,8 +141,11 @@ void validate_config(const Config& c) {
 
 std::vector<int> parse_thread_list(const std::vector<std::string>& items, int max_team) {
   const auto parse_one = [&](const std::string& word) {
-    if (word.empty() || word.size() > 6 || !std::all_of(word.begin(), word.end(), [](char ch) { return ch >= '0' && ch <= '9'; }))
-      throw course::UsageError("--threads " + word + ": not a count (use N for the sweep 1..N, or a list like 1,2,4)");
+    // Decimal only, like every integer option: "010" is neither 8 nor 10.
+    const std::string problem = course::decimal_integer_problem(word, false);
+    if (!problem.empty() || word.size() > 6)
+      throw course::UsageError("--threads " + word + ": not a count (use N for the sweep 1..N, or a list like 1,2,4)" +
+                               (problem.empty() ? std::string() : ": " + problem));
     return std::stoi(word);
   };
   if (items.empty()) throw course::UsageError("--threads names no thread count");
@@ -137,6 +197,7 @@ LoopResult run_md(System& system, const Config& config, const Variant& strategy,
   NeighbourList list = build_list(system, config, strategy.list, threads, &scratch);
   std::vector<Vec3> at_build = system.position;  // the stale-list check measures motion from here
   int built_at = 0;
+  require_team(threads);  // strategy.compute needs every thread it asks for (validate_config checked the largest)
   const auto compute_forces = [&] {
     const ForceInput input{system.position, system.box, config.cutoff, &list};
     strategy.compute(input, force, workspace, threads);

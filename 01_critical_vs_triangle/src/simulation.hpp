@@ -53,6 +53,11 @@ double box_side(const Config& config);
 /// most of the time, and the sweep measures the scheduler (for minutes), not the algorithm.
 int max_team_size();
 
+/// Throws course::UsageError naming the environment variable (OMP_THREAD_LIMIT, OMP_MAX_ACTIVE_LEVELS)
+/// when the OpenMP runtime cannot give a team of exactly `threads` threads, which every force strategy
+/// needs (it splits the atoms by thread number). Checked once by validate_config for the largest team.
+void require_team(int threads);
+
 /// Throws course::UsageError with one clear line when the configuration cannot run or cannot be valid:
 /// sizes or counts out of range, a team of zero threads or above max_team_size(), an unknown variant,
 /// Rc + skin above half the box (a pair could then interact through two images, which the

@@ -116,6 +116,7 @@ std::vector<Measurement> sweep(const Config& config, const course::TimingOptions
   course::Progress progress("sweep", config.threads.size() * chosen.size());
   const auto input_of = [&](const Variant& v) { return reference.input(v.list); };
   for (const int threads : config.threads) {
+    require_team(threads);  // every strategy splits its work over exactly `threads` threads
     // [interleaved_rounds]
     // Warm-up, then the timed repetitions in rounds: each round evaluates every variant once, in turn.
     std::vector<ForceWorkspace> workspaces(chosen.size());
