@@ -44,11 +44,20 @@ import diagram_lock  # noqa: E402
 
 
 def load_results(chapter: str) -> dict[str, dict]:
-    """gpu slug -> results JSON, for every results/<gpu>/<chapter>.json."""
+    """gpu slug -> results JSON, for every results/<gpu>/<chapter>.json, each checked against the chapter's
+    schema (scripts/results_schema.py): a malformed file (empty, truncated, not a results object, a missing
+    or mistyped field, NaN or Infinity) ends the run with one line naming the file and the field, exit 2."""
+    if str(Path(__file__).resolve().parent) not in sys.path:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import results_schema
+
     out = {}
     for path in sorted((ROOT / "results").glob(f"*/{chapter}.json")):
-        with path.open() as f:
-            out[path.parent.name] = json.load(f)
+        try:
+            out[path.parent.name] = results_schema.load(path, chapter, str(path.relative_to(ROOT)))
+        except results_schema.ResultsError as error:
+            print(f"make_figures: {error}", file=sys.stderr)
+            sys.exit(2)
     return out
 
 
