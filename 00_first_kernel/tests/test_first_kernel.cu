@@ -105,6 +105,8 @@ TEST_CASE("bad sizes, blocks and strides are refused before the GPU") {
   refused([](Options& o) { o.stride = "-1"; });
   refused([](Options& o) { o.stride = "1.5"; });
   refused([](Options& o) { o.stride = " 8"; });
+  refused([](Options& o) { o.stride = "010"; });
+  refused([](Options& o) { o.block = "1e3"; });
   CHECK(parse_decimal("1024", "--block", 32, 1024) == 1024);
 }
 
