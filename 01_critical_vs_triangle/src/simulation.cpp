@@ -78,8 +78,8 @@ void require_team(int threads) {
                              " turns OpenMP's parallel regions off, and " + asked +
                              ": unset OMP_MAX_ACTIVE_LEVELS (or set it to 1 or more), or give --threads 1");
   if (omp_get_thread_limit() < threads)
-    throw course::UsageError(setting("OMP_THREAD_LIMIT", omp_get_thread_limit()) + " caps every OpenMP team at " +
-                             std::to_string(omp_get_thread_limit()) + " threads, and " + asked +
+    throw course::UsageError(setting("OMP_THREAD_LIMIT", omp_get_thread_limit()) + " limits every OpenMP team to " +
+                             std::to_string(omp_get_thread_limit()) + " thread(s), and " + asked +
                              ": raise OMP_THREAD_LIMIT or give --threads at most " + std::to_string(omp_get_thread_limit()));
   throw course::UsageError("the OpenMP runtime gave a team of " + std::to_string(obtained) + " threads where " + asked +
                            " (check OMP_THREAD_LIMIT, OMP_MAX_ACTIVE_LEVELS and OMP_DYNAMIC)");
