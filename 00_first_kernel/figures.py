@@ -20,7 +20,8 @@ PENDING_VALUE = "(not measured yet)"
 VALUE_NAMES = ("run", "gpu", "saxpy_gbs", "grid_stride_vs_saxpy", "coalesced_gbs", "strided_gbs", "strided_slower",
                "copy_2d_gbs", "naive_gbs", "naive_slower", "shared_gbs", "shared_vs_naive", "shared_of_copy_2d",
                "shared_ns", "l1_ns", "l2_gbs", "l2_ns", "hbm_ns", "memcpy_gbs", "coalesced_of_memcpy",
-               "launch_1d", "launch_2d", "stride_sectors_gbs", "device", "sm_count", "littles_law")
+               "launch_1d", "launch_2d", "stride_sectors_gbs", "device", "sm_count", "littles_law",
+               "launch_grid_stride", "stride1_gbs", "copy_2d_of_coalesced")
 
 
 def _first(results: dict[str, dict]) -> tuple[str, dict] | None:
@@ -214,6 +215,7 @@ def values(results: dict[str, dict]) -> dict[str, str]:
         out["launch_1d"] = rows["saxpy"]["launch"]
         if "saxpy_grid_stride" in rows:
             out["grid_stride_vs_saxpy"] = _times(ms("saxpy") / ms("saxpy_grid_stride"))
+            out["launch_grid_stride"] = rows["saxpy_grid_stride"]["launch"]
     if "copy_coalesced" in rows:
         out["coalesced_gbs"] = _gbs(gbs("copy_coalesced"))
         if "copy_strided" in rows:
@@ -223,6 +225,8 @@ def values(results: dict[str, dict]) -> dict[str, str]:
             out["coalesced_of_memcpy"] = f"{100 * gbs('copy_coalesced') / memcpy:.0f} %"
     if "copy_2d" in rows:
         out["copy_2d_gbs"] = _gbs(gbs("copy_2d"))
+        if "copy_coalesced" in rows:
+            out["copy_2d_of_coalesced"] = f"{100 * gbs('copy_2d') / gbs('copy_coalesced'):.0f} %"
         out["launch_2d"] = rows["copy_2d"]["launch"]
     if "transpose_naive" in rows:
         out["naive_gbs"] = _gbs(gbs("transpose_naive"))
@@ -243,4 +247,6 @@ def values(results: dict[str, dict]) -> dict[str, str]:
     strides = _sibling(slug, "00_first_kernel_strides")
     if strides and "8" in strides["runs"]:
         out["stride_sectors_gbs"] = _gbs(strides["runs"]["8"]["rows"][0]["gbs"])
+    if strides and "1" in strides["runs"]:
+        out["stride1_gbs"] = _gbs(strides["runs"]["1"]["rows"][0]["gbs"])
     return out
