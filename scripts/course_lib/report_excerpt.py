@@ -45,3 +45,20 @@ def error_line(output: str) -> str:
         if ERROR_WORDS.search(line):
             return escape(line)
     return escape(lines[-1]) if lines else "(no output)"
+
+
+def cmake_error(output: str) -> str | None:
+    """The first 'CMake Error' of a configure log with its whole message: the indented lines under it up to
+    the next unindented one, joined ('Cannot find source file: src/forces.cpp', where the name stands on a
+    line of its own). None when the log has no CMake Error."""
+    lines = output.splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith("CMake Error"):
+            message = [line.strip()]
+            for following in lines[i + 1:]:
+                if following.strip() and not following[:1].isspace():
+                    break
+                if following.strip():
+                    message.append(following.strip())
+            return escape(" ".join(message))
+    return None

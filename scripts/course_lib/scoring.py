@@ -27,7 +27,8 @@ FULL_AT = 1.2
 FLAG_BEYOND = 3.0
 BAND = 0.10
 MIN_ROUNDS, MAX_ROUNDS = 3, 7
-RULE = ("optimize exercises: no performance points without correctness, so the exercise's tests must pass "
+RULE = ("optimize exercises: no performance points without correctness (Stanford CS149's rule), so the "
+        "exercise's tests must pass "
         "before it is timed; then the grader times, in interleaved rounds of the same grade, the student's "
         "build and the untouched stub's, each against the reference in the same process: with r = T / T_ref "
         f"and r0 the stub's, full points at r <= {FULL_AT}, 0 at r >= r0 / {1 + BAND:g} (doing nothing earns "

@@ -30,7 +30,8 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 FIXTURE = HERE / "fixture"
 REAL_FILES = ["scripts/course", "scripts/course_lib/instructor_only.txt", "cmake/CourseExercises.cmake",
-              "common/testing/test_main.cpp", "common/include/common/errors.hpp"]
+              "common/testing/test_main.cpp", "common/include/common/errors.hpp",
+              *sorted(str(p.relative_to(REPO)) for p in (REPO / "scripts" / "course_lib").glob("*.py"))]
 # Without a GPU whatever the machine has, so that the results below do not depend on where they run.
 # The fixture course is CPU-only: REQUIRE_GPU=1 (set by scripts/gpu_validate.sh) would turn its GPU
 # skips into failures, so it is left out of every run here.
@@ -69,9 +70,18 @@ def make_fixture(dest: Path) -> Path:
 
 
 def tool(repo: Path, *args: str, timeout: float = 900) -> subprocess.CompletedProcess:
-    """scripts/course of the fixture repository `repo`."""
+    """scripts/course of the fixture repository `repo`. Where bubblewrap cannot make namespaces (a CI
+    container), grade and gradebook run --no-sandbox here; test_sandbox.py and test_grade_cheats.py
+    test the sandbox and skip, saying why, on such a machine."""
+    if args and args[0] in ("grade", "gradebook") and NO_SANDBOX_HERE and "--no-sandbox" not in args:
+        args = (*args, "--no-sandbox")
     return subprocess.run([sys.executable, str(repo / "scripts" / "course"), *args], cwd=repo, env=ENV,
                           capture_output=True, text=True, timeout=timeout)
+
+
+sys.path.insert(0, str(REPO / "scripts"))
+from course_lib import sandbox as _sandbox  # noqa: E402
+NO_SANDBOX_HERE = _sandbox.probe(_sandbox.find_bwrap(REPO))
 
 
 def edit(path: Path, old: str, new: str) -> None:
@@ -236,14 +246,7 @@ class KnownWrongRenderTests(unittest.TestCase):
                          "a = 1\n    b = broken()\n\n    b += 1\nc = 3\n")
 
 
-class PerfRuleTests(unittest.TestCase):
-    def test_cs149_rule(self):
-        self.assertEqual(course.perf_points(10, 1.0, 1.0), 10)
-        self.assertEqual(course.perf_points(10, 1.2, 1.0), 10)
-        self.assertEqual(course.perf_points(10, 1.25, 1.0), 8)   # ceil(10 / 1.25)
-        self.assertEqual(course.perf_points(10, 3.0, 1.0), 4)    # ceil(3.33)
-        self.assertEqual(course.perf_points(10, 10.0, 1.0), 1)
-        self.assertEqual(course.perf_points(10, 10.01, 1.0), 0)
+# The performance rule: scripts/tests/test_scoring.py (course_lib/scoring.py).
 
 
 class PartialHandoutTests(unittest.TestCase):
@@ -719,7 +722,7 @@ class GradeTests(FixtureCase):
         self.assertIsNotNone(cases[1].find("skipped"))
         self.assertIsNone(cases[0].find("failure"))
         self.assertIn("| 01.1 Sum of squares | 4 / 4 | pass |", markdown.read_text())
-        self.assertIn("ceil(points * T_ref / T)", markdown.read_text())
+        self.assertIn("doing nothing earns nothing", markdown.read_text())
 
     def test_time_per_exercise_and_in_all_is_printed_and_recorded(self):
         junit = self.tmp / "timed.xml"
@@ -746,7 +749,7 @@ class GradeTests(FixtureCase):
         self.assertAlmostEqual(perf["ratio"], perf["time"] / perf["reference_time"])
         self.assertEqual((perf["student_variant"], perf["reference_variant"]), ("student", "reference"))
         self.assertRegex(entry["reason"], r"^perf: .* \(student [\d.e+-]+ time_ms, reference [\d.e+-]+ time_ms, "
-                                          r"same run\): within 1\.2x, full points$")
+                                          r"same run; the untouched stub .*\): within 1\.2x, full points$")
         for text in (report["rules"]["perf"], perf["rule"], result.stdout):
             self.assertIn("CS149", text)
             self.assertIn("no performance points without correctness", text)
@@ -772,7 +775,7 @@ class GradeTests(FixtureCase):
         self.assertIn("is NOT correct", e["01.1"]["reason"])
         self.assertEqual((e["02.1"]["points"], e["02.1"]["status"]), (0, "not_done"), e["02.1"]["reason"])
         self.assertIn("slower than the reference", e["02.1"]["reason"])
-        self.assertIn("beyond 10x", e["02.1"]["reason"])
+        self.assertIn("no faster than the stub", e["02.1"]["reason"])
         self.assertEqual(report["max_points"], 12)
         failure = ET.parse(junit).getroot().find("./testsuite/testcase/failure")
         self.assertIn("not done", failure.get("message"))
@@ -890,7 +893,7 @@ class KnownWrongTests(FixtureCase):
         self.assertRegex(lines["02_scale/instructor/wrong/02.1-skips-last.cpp"],
                          r"^OK +02\.1 .* 0/5  fail: no performance points without correctness \(not timed\): failed: ")
         self.assertRegex(lines["02_scale/instructor/wrong/02.1-still-waits.cpp"],
-                         r"^OK +02\.1 .* [01]/5  (slow|partial): perf: [\d.]+x slower than the reference ")  # 0 or 1 by the machine's speed
+                         r"^OK +02\.1 .* [0-4]/5  (slow|partial): perf: [\d.]+x slower than the reference ")  # below full, by the machine's speed
         self.assertIn("check-wrong PASSED: 4 rejected for the stated reason, 0 accepted, 0 rejected for another "
                       "reason, 0 not graded, 1 not checkable without a GPU", result.stdout)
         data = json.loads(report.read_text())

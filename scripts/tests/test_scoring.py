@@ -114,6 +114,19 @@ class ExcerptTests(unittest.TestCase):
         self.assertEqual(report_excerpt.error_line("just a line\n"), "just a line")
         self.assertEqual(report_excerpt.error_line(""), "(no output)")
 
+    def test_a_missing_source_file_is_named(self):
+        # Issue 30: "configure failed: ... Cannot find source file:" with the name cut off.
+        log = ("-- Configuring done\n"
+               "CMake Error at 01_critical_vs_triangle/CMakeLists.txt:5 (add_library):\n"
+               "  Cannot find source file:\n\n    src/forces.cpp\n\n"
+               "  Tried extensions .c .C .c++ .cc .cpp .cxx .cu\n\n\n"
+               "CMake Error at 01_critical_vs_triangle/CMakeLists.txt:5 (add_library):\n  No SOURCES given\n")
+        reason = report_excerpt.cmake_error(log)
+        self.assertTrue(reason.startswith("CMake Error at 01_critical_vs_triangle/CMakeLists.txt:5 (add_library): "
+                                          "Cannot find source file: src/forces.cpp"), reason)
+        self.assertNotIn("No SOURCES", reason)
+        self.assertIsNone(report_excerpt.cmake_error("all fine\n"))
+
 
 if __name__ == "__main__":
     unittest.main()
