@@ -133,7 +133,10 @@ class Sandbox:
             elif os.path.isdir(link):
                 args += ["--ro-bind", link, link]
         args += ["--tmpfs", "/tmp", "--proc", "/proc"]
-        args += ["--dev-bind", "/dev", "/dev", "--ro-bind", "/sys", "/sys"] if self.gpu else ["--dev", "/dev"]
+        if self.gpu:  # the GPU's device nodes; /dev/shm its own, not a channel to the next submission
+            args += ["--dev-bind", "/dev", "/dev", "--tmpfs", "/dev/shm", "--ro-bind", "/sys", "/sys"]
+        else:
+            args += ["--dev", "/dev"]
         outside = [f for f in self.public if not any(_under(f, Path(s)) for s in SYSTEM_FOLDERS)]
         inside_hidden = [f for f in self.public if any(_under(f, h) for h in self.hidden)]
         for folder in outside:

@@ -202,6 +202,13 @@ class SandboxTests(unittest.TestCase):
         self.assertIn("WROTE", self.cheat("write", "/tmp/scratch"))
         self.assertFalse(Path("/tmp/scratch").exists() and Path("/tmp/scratch").read_text().startswith("a student"))
 
+    def test_with_the_gpus_device_nodes_dev_shm_is_still_its_own(self):
+        box = sandbox.Sandbox.for_grading(BWRAP, self.instructor, [], gpu=True)
+        marker = Path("/dev/shm") / f"course-sandbox-test-{os.getpid()}"
+        self.assertIn("WROTE", self.cheat("write", str(marker), box=box))
+        self.assertFalse(marker.exists())
+        self.assertIn("WROTE", self.cheat("write", "/dev/null", box=box))  # the host's device nodes are there
+
     def test_no_network(self):
         with socket.socket() as server:
             server.bind(("127.0.0.1", 0))
