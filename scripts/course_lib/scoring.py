@@ -14,7 +14,8 @@ its ratio r0 is what doing nothing earns. Points:
   until then;
 - rounds: at least MIN_ROUNDS pairs (student run, stub run, in alternating order), more (up to
   MAX_ROUNDS) while the rounds' own scores differ by more than a band (a tenth of the points, at least
-  one); the verdict takes the medians, so one disturbed round cannot move a score.
+  one); the verdict takes the median round (the lower of an even count), so one disturbed round
+  cannot move a score.
 """
 from __future__ import annotations
 
@@ -89,10 +90,12 @@ def measure(student: Callable[[], tuple[float, float]], stub: Callable[[], tuple
 
 
 def verdict(rounds: list[dict], points: int, metric: str) -> Verdict:
-    ratio = statistics.median(r["student"][0] / r["student"][1] for r in rounds)
-    stub_ratio = statistics.median(r["stub"][0] / r["stub"][1] for r in rounds)
-    t = statistics.median(r["student"][0] for r in rounds)
-    t_ref = statistics.median(r["student"][1] for r in rounds)
+    # The median round (the lower one of an even count): its T and T_ref are the ones reported, so that
+    # ratio = time / reference_time holds in the report.
+    by_ratio = sorted((r["student"] for r in rounds), key=lambda pair: pair[0] / pair[1])
+    t, t_ref = by_ratio[(len(by_ratio) - 1) // 2]
+    ratio = t / t_ref
+    stub_ratio = statistics.median_low(r["stub"][0] / r["stub"][1] for r in rounds)
     table = [{"student": r["student"][0], "reference": r["student"][1], "stub": r["stub"][0],
               "stub_reference": r["stub"][1], "points": r["points"]} for r in rounds]
     said = (f"perf: {speed(ratio)} (student {t:.4g} {metric}, reference {t_ref:.4g} {metric}, same run; the "

@@ -180,7 +180,8 @@ class RefusalTests(unittest.TestCase):
 
 
 @unittest.skipIf(WHY_NOT, f"no sandbox here: {WHY_NOT}")
-@unittest.skipUnless(os.environ.get("COURSE_KIT_REAL", "1") == "1", "COURSE_KIT_REAL=0: the real course's grade skipped")
+@unittest.skipUnless(os.environ.get("COURSE_KIT_REAL", "1") == "1",
+                     "COURSE_KIT_REAL=0: the real course's grade skipped")
 class RealCourseTests(unittest.TestCase):
     """Exercise 01.3 of this repository (a CPU optimize exercise): the untouched handout scores 0 of its
     30 performance points, its stub timed in the same grade (16-22/30 under CS149's rule alone)."""
