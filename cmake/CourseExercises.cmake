@@ -156,7 +156,7 @@ if(Python3_Interpreter_FOUND AND EXISTS "${PROJECT_SOURCE_DIR}/scripts/tests/tes
   set_tests_properties(course.kit_tests PROPERTIES LABELS "cpu;kit" TIMEOUT 1200)
   # The grader's defences (issue 30): the sandbox, the perf rule and the report excerpts, and the cheats
   # graded end to end. A test skipped where bubblewrap cannot make namespaces says so (exit 0, 'skipped').
-  foreach(kit_test IN ITEMS sandbox scoring grade_cheats)
+  foreach(kit_test IN ITEMS sandbox scoring handout_links grade_cheats)
     if(EXISTS "${PROJECT_SOURCE_DIR}/scripts/tests/test_${kit_test}.py")
       add_test(NAME course.kit_${kit_test}
         COMMAND ${Python3_EXECUTABLE} "${PROJECT_SOURCE_DIR}/scripts/tests/test_${kit_test}.py")
