@@ -219,4 +219,5 @@ def describe(sandbox: Sandbox | None) -> str:
     if sandbox is None:
         return "none: graded without a sandbox (--no-sandbox); the submission's code could read and write " \
                "whatever the grader's user can"
-    return f"bubblewrap ({sandbox.bwrap}): no network, own PID namespace, read-only tree, private /tmp"
+    return (f"bubblewrap ({sandbox.bwrap}): the instructor's tree and other submissions hidden, the graded tree "
+            "read-only to tests and timings, private /tmp, no network, own PID namespace")
