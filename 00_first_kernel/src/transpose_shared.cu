@@ -34,8 +34,9 @@ __global__ void transpose_shared_kernel(int width, int height, const float* in, 
 }  // namespace
 
 void launch_transpose_shared(const Problem& p, const DeviceArrays& a, LaunchShape shape, cudaStream_t stream) {
-  transpose_shared_kernel<<<shape.grid, shape.block, 0, stream>>>(static_cast<int>(p.width),
-                                                                   static_cast<int>(p.height), a.in, a.out);
+  const int width = static_cast<int>(p.width);
+  const int height = static_cast<int>(p.height);
+  transpose_shared_kernel<<<shape.grid, shape.block, 0, stream>>>(width, height, a.in, a.out);
   CUDA_CHECK_LAUNCH();
 }
 #else
