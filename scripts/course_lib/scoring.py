@@ -9,6 +9,9 @@ its ratio r0 is what doing nothing earns. Points:
 - 0 at r >= r0 / (1 + BAND): a submission must beat the stub by more than the noise band to earn a point,
 - in between, by the logarithm of the ratio (each halving of the time is worth the same), rounded down,
   so the points never grow with the time;
+- where the stub is within the band of FULL_AT (05.3's stub measured 1.32x on the H100), the rule is
+  all or nothing: full at r <= FULL_AT, 0 above; where the stub itself is within FULL_AT, the exercise
+  cannot be graded by time here and is reported "error";
 - a speed-up over the reference beyond FLAG_BEYOND (3x) is not plausible for these exercises (the
   reference is the known-good design): such a result is "flagged" for an instructor's review, 0 points
   until then;
@@ -100,9 +103,9 @@ def verdict(rounds: list[dict], points: int, metric: str) -> Verdict:
               "stub_reference": r["stub"][1], "points": r["points"]} for r in rounds]
     said = (f"perf: {speed(ratio)} (student {t:.4g} {metric}, reference {t_ref:.4g} {metric}, same run; the "
             f"untouched stub {speed(stub_ratio)}; median of {len(rounds)} interleaved rounds): ")
-    if zero_point(stub_ratio) <= FULL_AT:
-        return Verdict("error", 0, ratio, stub_ratio, t, t_ref, table, said + "the stub is within the noise band "
-                       f"of {FULL_AT}x here, so time cannot tell work from none; grade on an idle machine")
+    if stub_ratio <= FULL_AT:  # the stub itself would earn full points: time cannot tell work from none
+        return Verdict("error", 0, ratio, stub_ratio, t, t_ref, table, said + f"the stub is within {FULL_AT}x of "
+                       "the reference here, so time cannot tell work from none; grade on an idle machine")
     if ratio < 1 / FLAG_BEYOND:
         return Verdict("flagged", 0, ratio, stub_ratio, t, t_ref, table, said + f"beyond {FLAG_BEYOND:g}x the "
                        "reference's speed: flagged for review (a result cached between timed calls, a timer "

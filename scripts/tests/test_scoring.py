@@ -76,6 +76,12 @@ class MeasureTests(unittest.TestCase):
                         lambda: order.append("stub") or (2.0, 1.0), 10, "ms")
         self.assertEqual(order[:6], ["student", "stub", "stub", "student", "student", "stub"])
 
+    def test_a_stub_close_to_1_2x_is_all_or_nothing(self):
+        # 05.3's stub was 1.32x slower than CUB on the H100: inside the band of 1.2x, so no partial points.
+        self.assertEqual(scoring.measure(runs((1.0, 1.0)), runs((1.32, 1.0)), 30, "ms").points, 30)
+        untouched = scoring.measure(runs((1.31, 1.0)), runs((1.32, 1.0)), 30, "ms")
+        self.assertEqual((untouched.status, untouched.points), ("slow", 0), untouched.reason)
+
     def test_a_stub_as_fast_as_the_reference_cannot_be_graded_by_time(self):
         v = scoring.measure(runs((1.0, 1.0)), runs((1.1, 1.0)), 30, "ms")
         self.assertEqual((v.status, v.points), ("error", 0))
