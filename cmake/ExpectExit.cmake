@@ -2,16 +2,22 @@
 #   EXPECT   the exit code it must end with: 2 (usage error), 1 (a detected failure), 77 (no GPU);
 #   PHRASE   text that its one-line message on stderr must contain (case-insensitive; may be empty);
 #            several phrases joined by " && " must all be there ("--reps && decimal").
-# ARGS may start with NAME=VALUE words (set in the program's environment: "OMP_THREAD_LIMIT=1 --cells 8")
-# and with "> FILE" (its standard output goes to FILE: "> /dev/full --help").
+# ARGS may start with NAME=VALUE words (set in the program's environment: "OMP_THREAD_LIMIT=1 --cells 8"),
+# with "> FILE" (its standard output goes to FILE: "> /dev/full --help") and with "NO_FILE:PATH" (PATH is
+# removed before the run and must not exist after it, nor any PATH.tmp.* beside it: no file left behind).
 # Always: it must not die by a signal, and for 1, 2 and 77 stderr must hold exactly one line.
 # ALLOW_SKIP (cases that need a GPU to be judged): exit 77 prints COURSE-SKIPPED (ctest: skipped)
 # unless REQUIRE_GPU=1. A case that expects 77 (no GPU) and finds a GPU that runs it is skipped too.
 separate_arguments(args UNIX_COMMAND "${ARGS}")
 set(stdout_file "")
+set(absent_files "")
 while(args)
   list(GET args 0 first)
-  if(first MATCHES "^([A-Z_][A-Z0-9_]*)=(.*)$")
+  if(first MATCHES "^NO_FILE:(.+)$")
+    list(APPEND absent_files "${CMAKE_MATCH_1}")
+    file(REMOVE "${CMAKE_MATCH_1}")
+    list(POP_FRONT args)
+  elseif(first MATCHES "^([A-Z_][A-Z0-9_]*)=(.*)$")
     set(ENV{${CMAKE_MATCH_1}} "${CMAKE_MATCH_2}")
     list(POP_FRONT args)
   elseif(first STREQUAL ">")
@@ -44,6 +50,13 @@ endif()
 if(NOT rc MATCHES "^[0-9]+$")
   message(FATAL_ERROR "`${ARGS}`: died (${rc}) instead of ending with exit ${EXPECT}\n${out}${err}")
 endif()
+foreach(absent IN LISTS absent_files)
+  file(GLOB left "${absent}" "${absent}.tmp.*")
+  if(left)
+    file(REMOVE ${left})
+    message(FATAL_ERROR "`${ARGS}`: left ${left} behind (exit ${rc})")
+  endif()
+endforeach()
 if(rc EQUAL 77 AND ALLOW_SKIP AND NOT EXPECT EQUAL 77)
   if("$ENV{REQUIRE_GPU}" STREQUAL "1")
     message(FATAL_ERROR "REQUIRE_GPU=1 but no usable CUDA device: ${err}")

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <ostream>
 #include <sstream>
 #include <stdexcept>
@@ -180,28 +181,50 @@ void ResultsFile::set_host_cpu() {
 
 void ResultsFile::write(const std::string& path) const { write_file_atomically(path, doc_.dump(2) + "\n"); }
 
-void write_file_atomically(const std::string& path, const std::string& content) {
-  namespace fs = std::filesystem;
-  const fs::path target(path);
-  if (target.has_parent_path()) fs::create_directories(target.parent_path());
-  const fs::path tmp = target.string() + ".tmp." + std::to_string(::getpid());
-  std::error_code ec;
-  try {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error("cannot write " + tmp.string());
+namespace {
+/// A file written in two steps: its content to `<path>.tmp.<pid>` beside the target, then renamed onto it
+/// by commit(). Until then the old file is untouched, and a PendingFile never committed removes its
+/// temporary: a run that fails between the two leaves nothing behind.
+class PendingFile {
+ public:
+  PendingFile(const std::string& path, const std::string& content)
+      : target_(path), tmp_(path + ".tmp." + std::to_string(::getpid())) {
+    namespace fs = std::filesystem;
+    if (target_.has_parent_path()) fs::create_directories(target_.parent_path());
+    std::ofstream out(tmp_, std::ios::binary | std::ios::trunc);
+    if (!out) fail("cannot write " + tmp_.string());
     out << content;
     out.flush();
-    if (!out) throw std::runtime_error("write failed (disk full?): " + tmp.string());
-  } catch (...) {
-    fs::remove(tmp, ec);  // never leave a torn temporary behind; the old file is untouched
-    throw;
+    if (!out) fail("write failed (disk full?): " + tmp_.string());
   }
-  fs::rename(tmp, target, ec);
-  if (ec) {
+  PendingFile(const PendingFile&) = delete;
+  PendingFile& operator=(const PendingFile&) = delete;
+  ~PendingFile() {
     std::error_code ignored;
-    fs::remove(tmp, ignored);
-    throw std::runtime_error("cannot rename " + tmp.string() + " to " + target.string() + ": " + ec.message());
+    if (!committed_) std::filesystem::remove(tmp_, ignored);
   }
+  void commit() {
+    std::error_code ec;
+    std::filesystem::rename(tmp_, target_, ec);
+    if (ec) fail("cannot rename " + tmp_.string() + " to " + target_.string() + ": " + ec.message());
+    committed_ = true;
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& why) {
+    std::error_code ignored;
+    std::filesystem::remove(tmp_, ignored);  // never leave a torn temporary behind
+    committed_ = true;                        // nothing left for the destructor
+    throw std::runtime_error(why);
+  }
+  std::filesystem::path target_, tmp_;
+  bool committed_ = false;
+};
+}  // namespace
+
+void write_file_atomically(const std::string& path, const std::string& content) {
+  PendingFile file(path, content);
+  file.commit();
 }
 
 Row& Row::show(const Column& column, nlohmann::json value, std::string text) {
@@ -270,9 +293,7 @@ RowTable& RunReport::table(std::string title) {
 std::ostream& RunReport::info() const { return csv_ ? std::cerr : std::cout; }
 
 void RunReport::finish(std::ostream& destination) {
-  // The tables are composed first and printed only after the results file is written: a run whose file
-  // cannot be written (a full disk) prints no table, as a failed run must not; and a table that cannot
-  // reach standard output (a full disk, a closed pipe) is an error, never a silent exit 0.
+  // The tables are composed first, printed after the results file's content is safely on disk.
   std::ostringstream out;
   if (csv_) {
     std::vector<const RowTable*> shown;
@@ -315,7 +336,11 @@ void RunReport::finish(std::ostream& destination) {
   }
   for (const auto& t : tables_)
     for (const auto& row : t->rows()) results_.add_row(row.to_json());
-  if (!json_path_.empty()) results_.write(json_path_);
+  // The results file is written beside its place first, the tables printed, and only then is the file put
+  // in place: a file that cannot be written prints no table, and tables that cannot reach standard output
+  // (a full disk, a closed pipe) leave no results file, as any failed run (issue 31, item 4).
+  std::optional<PendingFile> results_file;
+  if (!json_path_.empty()) results_file.emplace(json_path_, results_.json().dump(2) + "\n");
   destination << out.str();
   if (&destination == &std::cout) {
     const std::string problem = standard_output_problem();
@@ -323,6 +348,7 @@ void RunReport::finish(std::ostream& destination) {
   } else if (!destination.flush()) {
     throw std::runtime_error("cannot write the tables");
   }
+  if (results_file) results_file->commit();
 }
 
 }  // namespace course
