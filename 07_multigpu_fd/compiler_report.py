@@ -3,20 +3,26 @@
 memory, stack, spills (`nvcc -Xptxas -v`) and the size of each kernel's code (its `.text` section in the
 cubin). No GPU is needed: nvcc and ptxas only.
 
-Three builds of src/kernels.cu, each as the chapter's Release build compiles it (-O3 -lineinfo ...):
-  release    the flags of the chapter's build
+Which kernels, which rung launches which, and the flags of the chapter's build come from the program's own
+listing (`wave_fd --list-variants --json FILE`, whose static part needs no GPU); no C++ file is read here.
+Every rung file src/rungs/*.cu is compiled three times, each as the chapter's build compiles it:
+  release    the flags of the chapter's build (the listing's extra.build.cuda_flags)
   fast_math  the same plus -use_fast_math
   debug      -G (device code unoptimised, as a debugger needs it; -lineinfo dropped, -G implies it)
-and, for fast_math, how its PTX differs from release's.
+and, for fast_math, how its PTX differs from release's. Only the kernels the listing names are reported
+(exercise 07.3's rung names none: its report would describe the answer).
 
-    python3 07_multigpu_fd/compiler_report.py                 # writes results/compiler/07_multigpu_fd.sm_90.txt
-    python3 07_multigpu_fd/compiler_report.py --check         # exit 1 if the committed report is stale,
-                                                              # 77 if this nvcc is not the one that made it
+    python3 07_multigpu_fd/compiler_report.py --program build/07_multigpu_fd/wave_fd
+                                  # writes results/compiler/07_multigpu_fd.sm_90.txt
+    python3 07_multigpu_fd/compiler_report.py --program build/07_multigpu_fd/wave_fd --check
+                                  # exit 1 if the committed report is stale, 77 if this nvcc is not the
+                                  # one that made it
 The report is plain text that figures.py reads; lines starting with '#' say how it was made.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import shutil
@@ -30,13 +36,18 @@ CHAPTER = Path(__file__).resolve().parent
 ROOT = CHAPTER.parent
 REPORT = ROOT / "results" / "compiler" / "07_multigpu_fd.sm_90.txt"
 ARCH = "sm_90"
-# The flags CMake gives src/kernels.cu in the Release build (common/CMakeLists.txt, CMAKE_BUILD_TYPE=Release).
-RELEASE = ["-O3", "-DNDEBUG", "--expt-relaxed-constexpr", "-lineinfo", "-std=c++20"]
-BUILDS = {
-    "release": RELEASE,
-    "fast_math": RELEASE + ["-use_fast_math"],
-    "debug": [f for f in RELEASE if f != "-lineinfo"] + ["-G"],
-}
+# Where the chapter's build puts the program, when --program is not given.
+DEFAULT_PROGRAM = ROOT / "build" / "07_multigpu_fd" / "wave_fd"
+
+
+def builds(release: list[str]) -> dict[str, list[str]]:
+    return {
+        "release": release,
+        "fast_math": release + ["-use_fast_math"],
+        "debug": [f for f in release if f != "-lineinfo"] + ["-G"],
+    }
+
+
 EXIT_SKIP = 77
 
 
@@ -134,73 +145,70 @@ def text_sizes(cubin: Path) -> dict[str, int]:
     return sizes
 
 
-# ---- the rungs ---------------------------------------------------------------------------------------
-def rungs(kernels_cu: Path) -> list[tuple[str, str, list[str]]]:
-    """(rung, launcher name, launcher template arguments) from the variant table in kernels.cu.
-    A launcher launch_X<args...> runs kernel step_X whose template arguments are a prefix of args
-    (launch_shared_line's last argument is the rows per block, a launch parameter)."""
-    text = kernels_cu.read_text()
-    table = text[text.index("// [variant_table]"):text.rindex("// [variant_table]")]
-    out = []
-    for m in re.finditer(r'\{"(\w+)",\s*launch_(\w+?)(?:<([^>]*)>)?\s*,', table):
-        args = [a.strip() for a in m.group(3).split(",")] if m.group(3) else []
-        if m.group(2) == "shared_tile":
-            continue  # exercise 07.3's rung lives in src/shared_tile.cu: its report would describe the answer
-        if m.group(2).endswith("_default"):
-            continue  # pipelined and temporal rungs: src/pipelined.cu, in a shape chosen at run time (--tune)
-        out.append((m.group(1), m.group(2), args))
-    if not out:
-        raise SystemExit("compiler_report.py: no variant table found in kernels.cu")
-    return out
+# ---- the listing ---------------------------------------------------------------------------------------
+def read_listing(program: str) -> dict:
+    """wave_fd's own listing of its kernels (the static part: no GPU needed)."""
+    with tempfile.TemporaryDirectory(prefix="wave_fd_listing.") as tmp:
+        out = Path(tmp) / "variants.json"
+        done = subprocess.run([program, "--list-variants", "--json", str(out)], capture_output=True, text=True)
+        if done.returncode != 0 or not out.is_file():
+            sys.stderr.write(done.stdout + done.stderr)
+            raise SystemExit(f"compiler_report.py: {program} --list-variants failed (exit {done.returncode})")
+        return json.loads(out.read_text())
 
 
-def kernel_of(family: str, args: list[str], names: list[str]) -> str:
-    """The demangled kernel name that rung (family, launcher args) launches."""
-    matches = []
-    for n in names:
-        base, _, rest = n.partition("<")
-        kargs = [a.strip() for a in rest.rstrip(">").split(",")] if rest else []
-        if base == family and kargs == args[:len(kargs)]:
-            matches.append(n)
-    if len(matches) != 1:
-        raise SystemExit(f"compiler_report.py: {family}<{', '.join(args)}> matches {len(matches)} kernels")
-    return matches[0]
+def listed_rungs(listing: dict) -> list[tuple[str, str]]:
+    """(rung, the kernel it launches in its shape before tuning), in table order; rungs without a listed
+    kernel (exercise 07.3's) are left out."""
+    return [(r["name"], r["kernel"]) for r in listing["rows"]
+            if r.get("table") == "variants" and r.get("role") == "rung" and r.get("kernel")]
+
+
+def listed_kernels(listing: dict) -> set[str]:
+    return {r["kernel"] for r in listing["rows"] if r.get("table") == "variants" and r.get("kernel")}
 
 
 # ---- the builds --------------------------------------------------------------------------------------
-def compile_build(nvcc: str, flags: list[str], work: Path) -> tuple[str, Path, Path]:
-    """ptxas -v output, the cubin and the PTX of src/kernels.cu built with `flags`."""
+def compile_build(nvcc: str, flags: list[str], work: Path) -> tuple[str, dict[str, int], list[Path]]:
+    """ptxas -v output, the kernels' code sizes and the PTX files of every rung file built with `flags`."""
     work.mkdir(parents=True)
-    cubin = work / "kernels.cubin"
-    cmd = [nvcc, f"-arch={ARCH}", "-cubin", "-keep", f"--keep-dir={work}", *flags, "-Xptxas", "-v",
-           "-I", str(CHAPTER / "src"), "-I", str(ROOT / "common" / "include"),
-           "-x", "cu", str(CHAPTER / "src" / "kernels.cu"), "-o", str(cubin)]
-    done = subprocess.run(cmd, capture_output=True, text=True)
-    if done.returncode != 0:
-        sys.stderr.write(done.stderr)
-        raise SystemExit(f"compiler_report.py: nvcc failed ({' '.join(flags)})")
-    ptx = sorted(work.glob("*.ptx"))
-    if len(ptx) != 1:
-        raise SystemExit(f"compiler_report.py: expected one PTX file in {work}, found {len(ptx)}")
-    return done.stdout + done.stderr, cubin, ptx[0]
+    log, sizes, ptx = "", {}, []
+    for source in sorted((CHAPTER / "src" / "rungs").glob("*.cu")):
+        keep = work / source.stem
+        keep.mkdir()
+        cubin = keep / (source.stem + ".cubin")
+        cmd = [nvcc, f"-arch={ARCH}", "-cubin", "-keep", f"--keep-dir={keep}", *flags, "-Xptxas", "-v",
+               "-I", str(CHAPTER / "src"), "-I", str(ROOT / "common" / "include"),
+               "-x", "cu", str(source), "-o", str(cubin)]
+        done = subprocess.run(cmd, capture_output=True, text=True)
+        if done.returncode != 0:
+            sys.stderr.write(done.stderr)
+            raise SystemExit(f"compiler_report.py: nvcc failed on {source.name} ({' '.join(flags)})")
+        found = sorted(keep.glob("*.ptx"))
+        if len(found) != 1:
+            raise SystemExit(f"compiler_report.py: expected one PTX file for {source.name}, found {len(found)}")
+        log += done.stdout + done.stderr
+        sizes.update(text_sizes(cubin))
+        ptx.append(found[0])
+    return log, sizes, ptx
 
 
-def ptx_instructions(ptx: Path) -> list[str]:
+def ptx_instructions(ptx: list[Path]) -> list[str]:
     """The PTX's instructions, without comments and debug-line directives (which name the build folder)."""
     out = []
-    for line in ptx.read_text().splitlines():
+    for line in "\n".join(p.read_text() for p in ptx).splitlines():
         line = line.split("//")[0].strip()
         if line and not line.startswith((".loc", ".file", ".section", "}", "{")) and not line.endswith(":"):
             out.append(line)
     return out
 
 
-def ptx_loads(ptx: Path) -> dict[str, tuple[int, int]]:
+def ptx_loads(ptx: list[Path]) -> dict[str, tuple[int, int]]:
     """kernel (mangled) -> (plain global loads, non-coherent global loads) in its PTX: `ld.global` and
     `ld.global.nc`, the read-only path that __ldg (or a provably read-only pointer) asks for."""
     counts: dict[str, list[int]] = {}
     current = None
-    for line in ptx.read_text().splitlines():
+    for line in "\n".join(p.read_text() for p in ptx).splitlines():
         m = re.match(r"\s*\.(?:visible\s+)?\.?entry\s+(\S+?)\(", line)
         if m:
             current = counts.setdefault(m.group(1), [0, 0])
@@ -211,7 +219,7 @@ def ptx_loads(ptx: Path) -> dict[str, tuple[int, int]]:
     return {k: (v[0], v[1]) for k, v in counts.items()}
 
 
-def ptx_difference(release: Path, fast_math: Path) -> str:
+def ptx_difference(release: list[Path], fast_math: list[Path]) -> str:
     a, b = ptx_instructions(release), ptx_instructions(fast_math)
     f32 = sum(1 for l in a if ".f32" in l and not l.startswith(("ld.", "st.", "mov.")))
     differing = sum(1 for x, y in zip(a, b) if x != y) + abs(len(a) - len(b))
@@ -219,30 +227,34 @@ def ptx_difference(release: Path, fast_math: Path) -> str:
     return f"ptx\tfast_math\tf32_arithmetic={f32}\tdiffering={differing}\tonly_ftz={'yes' if only_ftz else 'no'}"
 
 
-def make_report(nvcc: str) -> str:
+def make_report(nvcc: str, listing: dict) -> str:
     version = nvcc_version(nvcc)
+    release = listing["extra"]["build"]["cuda_flags"].split()
+    wanted = listed_kernels(listing)
     with tempfile.TemporaryDirectory(prefix="wave_fd_ptxas.") as tmp:
-        built = {b: compile_build(nvcc, flags, Path(tmp) / b) for b, flags in BUILDS.items()}
+        built = {b: compile_build(nvcc, flags, Path(tmp) / b) for b, flags in builds(release).items()}
         lines = [
             "# 07_multigpu_fd: what ptxas reports for each kernel of the ladder on " + ARCH + " (no GPU involved).",
             "# Made by: python3 07_multigpu_fd/compiler_report.py   (nvcc: " + version + ")",
+            "# The kernels, the rungs and the release flags: wave_fd --list-variants (the program's listing)",
         ]
-        for b, flags in BUILDS.items():
-            lines.append(f"# build {b}: nvcc -arch={ARCH} -cubin {' '.join(flags)} -Xptxas -v src/kernels.cu")
+        for b, flags in builds(release).items():
+            lines.append(f"# build {b}: nvcc -arch={ARCH} -cubin {' '.join(flags)} -Xptxas -v src/rungs/<file>.cu, each file")
         lines += ["# kernel rows: build, kernel, registers, barriers, smem_bytes, stack_bytes, spill_store_bytes, "
                   "spill_load_bytes, code_bytes (its .text section)",
                   "# calls rows: build, how many device functions are compiled as functions of their own (not inlined)",
                   "# loads rows: build, kernel, global loads in its PTX: plain (ld.global) and non-coherent "
                   "(ld.global.nc, the read-only path), counted as written, not as executed",
-                  "# rung rows: rung, the kernel it launches, its launcher (the variant table in src/kernels.cu)",
+                  "# rung rows: rung, the kernel it launches in its shape before tuning (from the listing)",
                   "# ptx row: how -use_fast_math changes the PTX: f32 arithmetic instructions in the release PTX, "
                   "instructions that differ, and whether adding .ftz (flush denormals to zero) is the only change"]
-        names = []
-        for b, (log, cubin, _) in built.items():
-            (props, entries), sizes = parse_ptxas(log), text_sizes(cubin)
+        names = set()
+        for b, (log, sizes, _) in built.items():
+            props, entries = parse_ptxas(log)
             if not entries or not entries <= set(sizes):
-                raise SystemExit(f"compiler_report.py: ptxas and the cubin list different kernels ({b})")
+                raise SystemExit(f"compiler_report.py: ptxas and the cubins list different kernels ({b})")
             rows = sorted(((demangle(k), props[k], sizes[k]) for k in entries), key=lambda r: r[0])
+            rows = [r for r in rows if r[0] in wanted]
             for kernel, v, size in rows:
                 lines.append("\t".join(["kernel", b, kernel] + [str(v[c]) for c in (
                     "registers", "barriers", "smem_bytes", "stack_bytes", "spill_store_bytes", "spill_load_bytes")]
@@ -251,12 +263,15 @@ def make_report(nvcc: str) -> str:
             # that the kernels call, each with its own stack frame.
             lines.append(f"calls\t{b}\tdevice_functions={len(set(props) - entries)}")
             if b == "release":
-                names = [r[0] for r in rows]
+                names = {r[0] for r in rows}
+        missing = sorted(wanted - names)
+        if missing:
+            raise SystemExit(f"compiler_report.py: the listing names kernels no rung file compiles: {missing}")
         for kernel, (plain, nc) in sorted((demangle(k), v) for k, v in ptx_loads(built["release"][2]).items()):
-            lines.append(f"loads\trelease\t{kernel}\tplain={plain}\tnon_coherent={nc}")
-        for rung, launcher, args in rungs(CHAPTER / "src" / "kernels.cu"):
-            launch = f"launch_{launcher}" + (f"<{', '.join(args)}>" if args else "")
-            lines.append(f"rung\t{rung}\t{kernel_of('step_' + launcher, args, names)}\t{launch}")
+            if kernel in wanted:
+                lines.append(f"loads\trelease\t{kernel}\tplain={plain}\tnon_coherent={nc}")
+        for rung, kernel in listed_rungs(listing):
+            lines.append(f"rung\t{rung}\t{kernel}")
         lines.append(ptx_difference(built["release"][2], built["fast_math"][2]))
     return "\n".join(lines) + "\n"
 
@@ -264,10 +279,14 @@ def make_report(nvcc: str) -> str:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--nvcc", help="the nvcc to use (default: $CUDACXX, nvcc on PATH, /usr/local/cuda/bin/nvcc)")
+    ap.add_argument("--program", default=str(DEFAULT_PROGRAM),
+                    help=f"the built wave_fd, whose --list-variants names the kernels (default {DEFAULT_PROGRAM.relative_to(ROOT)})")
     ap.add_argument("--out", type=lambda p: Path(p).resolve(), default=REPORT, help=f"where to write the report (default {REPORT.relative_to(ROOT)})")
     ap.add_argument("--check", action="store_true", help="compare with the committed report instead of writing it")
     args = ap.parse_args()
     nvcc = find_nvcc(args.nvcc)
+    if not Path(args.program).is_file():
+        raise SystemExit(f"compiler_report.py: {args.program} not found: build wave_fd or give --program PATH")
     shown = args.out.relative_to(ROOT) if args.out.resolve().is_relative_to(ROOT) else args.out
     if args.check:
         committed = args.out.read_text() if args.out.is_file() else ""
@@ -276,10 +295,10 @@ def main() -> int:
             print(f"SKIPPED: the committed report was made by '{made_by.group(1)}', this nvcc is "
                   f"'{nvcc_version(nvcc)}' (register counts differ between compilers)")
             return EXIT_SKIP
-        fresh = make_report(nvcc)
+        fresh = make_report(nvcc, read_listing(args.program))
         if fresh != committed:
             print(f"{shown} is stale: the kernels changed since it was made; run "
-                  "python3 07_multigpu_fd/compiler_report.py and commit it", file=sys.stderr)
+                  "python3 07_multigpu_fd/compiler_report.py --program <build>/07_multigpu_fd/wave_fd and commit it", file=sys.stderr)
             for old, new in zip(committed.splitlines(), fresh.splitlines()):
                 if old != new:
                     print(f"  committed: {old}\n  now:       {new}", file=sys.stderr)
@@ -288,7 +307,7 @@ def main() -> int:
         print(f"{shown} matches the kernels")
         return 0
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(make_report(nvcc))
+    args.out.write_text(make_report(nvcc, read_listing(args.program)))
     print(f"wrote {args.out}")
     return 0
 

@@ -6,7 +6,9 @@ for each other run (snapshots, the slab check, the NCCL runs), which are read he
 that split hold every run in the one file; both shapes give the same tables.
 
 The compiler's view of the kernels (registers, shared memory, spills, code size on sm_90) comes from
-results/compiler/07_multigpu_fd.sm_90.txt, which compiler_report.py makes with nvcc alone (no GPU).
+results/compiler/07_multigpu_fd.sm_90.txt, which compiler_report.py makes with nvcc alone (no GPU). Every
+other fact about a kernel (its launch shape, the default rung, blocks per SM) comes from the program's
+listing, <gpu>/07_multigpu_fd.variants.json (wave_fd --list-variants); no C++ file is read here.
 values() gives the measured numbers quoted in the lesson's prose (<!-- value:NAME --> markers).
 The committed PNGs were drawn with matplotlib 3.9.2 (python3 -m pip install matplotlib==3.9.2); another
 version draws the same data with slightly different pixels.
@@ -24,12 +26,11 @@ RESULTS_DIR = pathlib.Path(__file__).resolve().parent.parent / "results"
 RUN_KINDS = ("snapshot_layered", "snapshot_constant", "slabs", "nccl_overlap", "nccl_no_overlap")
 # Made by compiler_report.py; read from the repository whatever RESULTS_DIR says (it is not a GPU's run).
 COMPILER_REPORT = pathlib.Path(__file__).resolve().parent.parent / "results" / "compiler" / f"{CHAPTER}.sm_90.txt"
-# What limits resident blocks on compute capability 9.0 (H100, H200): CUDA C++ Programming Guide, "Technical
-# Specifications per Compute Capability"; how registers and shared memory are rounded when allocated: the
-# toolkit's occupancy calculator, include/cuda_occupancy.h (registers per warp rounded up to 256 and handed
-# out per SM sub-partition; shared memory rounded up to 128 bytes, plus 1 KiB per block kept by the system).
-SM90 = {"registers": 65536, "sub_partitions": 4, "register_unit": 256, "warps": 64, "blocks": 32,
-        "shared_bytes": 228 * 1024, "shared_unit": 128, "shared_reserved": 1024}
+# The kernels' facts (launch shapes, the default rung, registers and blocks per SM as the runtime and the
+# toolkit's occupancy calculator report them) come from the program: `wave_fd --list-variants --json
+# results/<gpu>/07_multigpu_fd.variants.json` on the GPU, read here as one more sibling results file.
+NO_LISTING = "(needs the kernel listing of a GPU)"
+LISTING_COMMAND = "`wave_fd --list-variants --json results/<gpu>/07_multigpu_fd.variants.json` on the GPU"
 
 
 def _documents(results):
@@ -204,7 +205,7 @@ def _images(docs):
 
 # ---- the compiler's view ---------------------------------------------------------------------------
 def _compiler_report(path=None):
-    """{"kernels": {build: {kernel: {...}}}, "rungs": {rung: (kernel, launcher)}, "calls": {build: n},
+    """{"kernels": {build: {kernel: {...}}}, "rungs": {rung: kernel}, "calls": {build: n},
     "ptx": {...}, "nvcc": version} from compiler_report.py's file, or None when it is missing."""
     path = pathlib.Path(path or COMPILER_REPORT)
     if not path.is_file():
@@ -221,7 +222,7 @@ def _compiler_report(path=None):
         if f[0] == "kernel":
             report["kernels"].setdefault(f[1], {})[f[2]] = dict(zip(columns, map(int, f[3:])))
         elif f[0] == "rung":
-            report["rungs"][f[1]] = (f[2], f[3])
+            report["rungs"][f[1]] = f[2]
         elif f[0] == "loads":
             report["loads"][f[2]] = tuple(int(kv.split("=")[1]) for kv in f[3:5])
         elif f[0] == "calls":
@@ -231,35 +232,32 @@ def _compiler_report(path=None):
     return report
 
 
-def _launch_shape(launcher, nx, ny):
-    """(threads per block, blocks in the grid) of one launch over an nx × ny slab, as the launchers in
-    src/kernels.cu compute them."""
-    name, _, rest = launcher.partition("<")
-    a = [int(x) if x.strip().lstrip("-").isdigit() else x.strip() for x in rest.rstrip(">").split(",")] if rest else []
-    up = lambda n, d: -(-n // d)  # noqa: E731
-    if name == "launch_naive_global":
-        return 32 * 16, up(nx, 32) * up(ny, 16)
-    if name == "launch_shared_line":  # <BDIMX, ldg, padded, rows per block (0: all rows)>
-        return a[0], up(nx, a[0]) * up(ny, a[3] or ny)
-    if name == "launch_tiled_l1":  # <BX, BY, rows per thread>
-        return a[0] * a[1], up(nx, a[0]) * up(ny, a[1] * a[2])
-    if name == "launch_tiled_vec4":  # <BX, BY, rows per thread, ...>: 4 columns per thread
-        return a[0] * a[1], up(nx, 4 * a[0]) * up(ny, a[1] * a[2])
-    raise ValueError(f"figures.py does not know the launch shape of {launcher}")
+def _listings(docs):
+    """{slug: (listing JSON, {kernel name: row})} of every GPU whose kernel listing is committed."""
+    out = {}
+    for slug, doc in docs:
+        rows = {r["name"]: r for r in doc.get("rows", []) if r.get("table") == "variants"}
+        if rows and slug not in out:
+            out[slug] = (doc, rows)
+    return out
 
 
-def occupancy(threads, registers, smem_bytes, sm=SM90):
-    """Blocks of `threads` threads one SM can hold, by each limit, and in all (the occupancy calculator's
-    arithmetic: cuda_occupancy.h, cudaOccMaxActiveBlocksPerMultiprocessor, default carveout)."""
-    warps = -(-threads // 32)
-    per_warp = -(-registers * 32 // sm["register_unit"]) * sm["register_unit"]
-    by_registers = (sm["registers"] // sm["sub_partitions"] // per_warp) * sm["sub_partitions"] // warps
-    allocated = -(-(smem_bytes + sm["shared_reserved"]) // sm["shared_unit"]) * sm["shared_unit"]
-    limits = {"registers": by_registers, "shared memory": sm["shared_bytes"] // allocated,
-              "warps": sm["warps"] // warps, "block slots": sm["blocks"]}
-    blocks = min(limits.values())
-    return {"limits": limits, "blocks": blocks, "warps": blocks * warps,
-            "limited_by": [k for k, v in limits.items() if v == blocks]}
+def _listing(docs, slug=None):
+    """(listing, rows) of `slug`'s GPU, else of the first GPU with one, else (None, {})."""
+    found = _listings(docs)
+    if slug in found:
+        return found[slug]
+    return next(iter(found.values()), (None, {}))
+
+
+def _launch_blocks(row, nx, ny):
+    """Blocks of a launch over an nx × ny slab, from the listed launch shape (columns and rows per block)."""
+    return -(-nx // row["cells_per_block_x"]) * (-(-ny // row["rows_per_block"]) if row["rows_per_block"] else 1)
+
+
+def _runtime(row):
+    """The listed runtime part of a kernel (registers, blocks per SM, limits), or None without one."""
+    return row if row and row.get("blocks_per_sm") else None
 
 
 def _ladder_grid(docs):
@@ -276,9 +274,16 @@ def _compiler_table(docs):
     if report is None:
         return "No compiler report is committed: run `python3 07_multigpu_fd/compiler_report.py`."
     grid = _ladder_grid(docs)
+    slug = _rows(docs, "ladder")[0][0] if grid else None
+    listing, listed = _listing(docs, slug)
+    runtime_gpu = _name(slug, listing) if listing and listing.get("extra", {}).get("runtime_listed") else None
     kernels = report["kernels"]["release"]
-    lines = [f"`nvcc -Xptxas -v`, sm_90, the chapter's Release flags ({report['nvcc']}). Blocks one SM can hold, "
-             "by registers · shared memory · warps · block slots, are in the second table (the binding limit in bold); its last column "
+    lines = [f"`nvcc -Xptxas -v`, sm_90, the chapter's Release flags ({report['nvcc']}); threads per block from the "
+             "program's listing. Blocks one SM can hold, by registers · shared memory · warps · block slots, are in "
+             "the second table (the binding limit in bold), as the toolkit's occupancy calculator gives them for "
+             + (f"the {runtime_gpu} (`wave_fd --list-variants`)" if runtime_gpu else
+                f"a GPU (none is committed yet: run {LISTING_COMMAND})")
+             + "; its last column "
              + (f"divides the blocks of the launch grid over the {grid[0]}×{grid[1]} mesh by the {grid[2]} SMs of the {grid[3]}." if grid and grid[2]
                 else "needs a ladder run."),
              ""]
@@ -288,16 +293,21 @@ def _compiler_table(docs):
     allows = ["| rung | blocks per SM by registers · smem · warps · slots | resident blocks (warps) per SM | "
               "launch-grid blocks per SM |",
               "|---|---|---:|---:|"]
-    for rung, (kernel, launcher) in report["rungs"].items():
+    for rung, kernel in report["rungs"].items():
         k = kernels[kernel]
-        threads, blocks = _launch_shape(launcher, grid[0], grid[1]) if grid else (_launch_shape(launcher, 1, 1)[0], None)
-        occ = occupancy(threads, k["registers"], k["smem_bytes"])
-        limits = " · ".join(f"**{v}**" if n in occ["limited_by"] else str(v) for n, v in occ["limits"].items())
-        per_sm = f"{blocks / grid[2]:.1f}" if grid and grid[2] else "-"
+        row = listed.get(rung)
+        threads = row["threads"] if row else "-"
         needs.append(f"| `{rung}` | {threads} | {k['registers']} | {k['smem_bytes']} | "
                      f"{k['spill_store_bytes'] + k['spill_load_bytes']} | {k['code_bytes'] / 1024:.1f} |")
-        allows.append(f"| `{rung}` | {limits} | {occ['blocks']} ({occ['warps']}) | {per_sm} |")
-    return "\n".join(lines + needs + [""] + allows)
+        rt = _runtime(row) if runtime_gpu else None
+        if rt is None:
+            continue
+        limits = " · ".join("-" if v is None else (f"**{v}**" if n in rt["limited_by"] else str(v))
+                            for n, v in rt["limits"].items())
+        per_sm = f"{_launch_blocks(row, grid[0], grid[1]) / grid[2]:.1f}" if grid and grid[2] else "-"
+        allows.append(f"| `{rung}` | {limits} | {rt['blocks_per_sm']} ({rt['warps_per_sm']}) | {per_sm} |")
+    tail = [""] + allows if runtime_gpu else ["", f"Blocks per SM need the kernel listing of a GPU: run {LISTING_COMMAND}."]
+    return "\n".join(lines + needs + tail)
 
 
 def _flags_table(docs):
@@ -306,25 +316,20 @@ def _flags_table(docs):
     if report is None:
         return "No compiler report is committed: run `python3 07_multigpu_fd/compiler_report.py`."
     shown = ["shared_line", "shared_line_tuned"]
-    default = _default_rung()
-    if default in report["rungs"]:
+    listing, _ = _listing(docs)
+    default = listing["extra"].get("default_rung") if listing else None
+    if default in report["rungs"] and default not in shown:
         shown.append(default)
     builds = (("release", "Release flags"), ("fast_math", "+ `-use_fast_math`"), ("debug", "`-G`"))
     lines = ["| rung | build | registers | stack frame (bytes) | spills (bytes) | code (KiB) |",
              "|---|---|---:|---:|---:|---:|"]
     for rung in shown:
-        kernel = report["rungs"][rung][0]
+        kernel = report["rungs"][rung]
         for build, label in builds:
             k = report["kernels"][build][kernel]
             lines.append(f"| `{rung}` | {label} | {k['registers']} | {k['stack_bytes']} | "
                          f"{k['spill_store_bytes'] + k['spill_load_bytes']} | {k['code_bytes'] / 1024:.1f} |")
     return "\n".join(lines)
-
-
-def _default_rung():
-    """The program's default kernel, as src/options.hpp names it."""
-    m = re.search(r'default_variant\s*=\s*"(\w+)"', (pathlib.Path(__file__).resolve().parent / "src" / "options.hpp").read_text())
-    return m.group(1) if m else None
 
 
 def _multi_gpu_rung(docs):
@@ -355,13 +360,15 @@ def values(results):
              "tuned_resident", "tuned_resident_warps", "tuned_resident_limit", "tuned_grid_blocks_per_sm",
              "prefetch_registers", "prefetch_resident_warps", "prefetch_default_shape",
              "fast_math_ptx", "fast_math_registers", "debug_functions", "debug_book_stack", "debug_prefetch_stack",
-             "default_rung", "book_smem", "book_register_arithmetic", "book_smem_arithmetic", "book_loads",
+             "default_rung", "book_smem", "book_register_arithmetic", "book_smem_arithmetic", "book_warp_limit",
+             "book_slot_limit", "book_loads",
              "ldg_loads", "tiled_vec4_pct", "tall_strip_pct", "tall_strip_shape", "best_rung", "best_roofline",
              "pipelined_pct", "pipelined_vs_prefetch", "pipelined_shape", "temporal_2_x", "temporal_3_x",
              "temporal_4_x", "temporal_model_2", "temporal_model_3", "temporal_model_4", "temporal_bitwise",
              "stream_vs_copy", "ladder_sm_counts") + tuple(per_gpu) + KEY_VALUES
     out = {n: "(no results)" for n in names}
-    out["default_rung"] = f"`{_default_rung()}`"
+    listing, _ = _listing(docs)
+    out["default_rung"] = f"`{listing['extra']['default_rung']}`" if listing else NO_LISTING
     counts = sorted({doc.get("device", {}).get("sm_count") for doc, _ in gpus.values()} - {None})
     if counts:
         out["ladder_sm_counts"] = (f"the same {counts[0]} SMs" if len(counts) == 1 else
@@ -404,9 +411,13 @@ def values(results):
             out["book_vs_naive"] = _times(ms["shared_line"] / ms["naive_global"])
             out["book_us_per_row"] = f"{1000 * ms['shared_line'] / first['ny']:.2f} µs"
             out["tuned_vs_book"] = _times(ms["shared_line"] / ms["shared_line_tuned"])
-            blocks = -(-first["nx"] // 32)
-            out["book_grid_blocks"] = str(blocks)
-            out["book_blocks_per_sm"] = f"{blocks / sm_count:.1f}" if sm_count else "-"
+            book = _listing(docs, first_slug)[1].get("shared_line")
+            if book:  # its launch grid over the ladder's mesh, from the listed shape
+                blocks = _launch_blocks(book, first["nx"], first["ny"])
+                out["book_grid_blocks"] = str(blocks)
+                out["book_blocks_per_sm"] = f"{blocks / sm_count:.1f}" if sm_count else "-"
+            else:
+                out["book_grid_blocks"] = out["book_blocks_per_sm"] = NO_LISTING
         if {"shared_line", "shared_line_ldg", "shared_line_padded"} <= ms.keys():
             out["ldg_vs_plain"] = f"{ms['shared_line'] / ms['shared_line_ldg']:.2f}×"
             out["padded_vs_ldg"] = f"{ms['shared_line_ldg'] / ms['shared_line_padded']:.2f}×"
@@ -449,56 +460,62 @@ def values(results):
     report = _compiler_report()
     if report:
         rel = report["kernels"]["release"]
-        kernel = {rung: rel[k] for rung, (k, _) in report["rungs"].items()}
-        launcher = {rung: l for rung, (_, l) in report["rungs"].items()}
+        kernel = {rung: rel[k] for rung, k in report["rungs"].items()}
         grid = _ladder_grid(docs)
-        nx, ny = (grid[0], grid[1]) if grid else (1, 1)
+        listing, listed = _listing(docs, _rows(docs, "ladder")[0][0] if grid else None)
+        listed_runtime = bool(listing and listing.get("extra", {}).get("runtime_listed"))
+        sm = listing.get("extra", {}).get("sm", {}) if listing else {}
 
         def occ(rung):
-            threads = _launch_shape(launcher[rung], nx, ny)[0]
-            return occupancy(threads, kernel[rung]["registers"], kernel[rung]["smem_bytes"])
+            """The listed runtime part of `rung` on the ladder's GPU, or None."""
+            return _runtime(listed.get(rung)) if listed_runtime else None
 
-        loads = {rung: report["loads"].get(k) for rung, (k, _) in report["rungs"].items()}
+        loads = {rung: report["loads"].get(k) for rung, k in report["rungs"].items()}
         if loads.get("shared_line") and loads.get("shared_line_ldg"):
             out["book_loads"] = f"{loads['shared_line'][0]} plain `ld.global` and {loads['shared_line'][1]} `ld.global.nc`"
             out["ldg_loads"] = f"{loads['shared_line_ldg'][0]} and {loads['shared_line_ldg'][1]}"
         for rung, key in (("shared_line", "book"), ("shared_line_tuned", "tuned")):
             if rung in kernel:
-                o = occ(rung)
                 out[f"{key}_registers"] = str(kernel[rung]["registers"])
-                out[f"{key}_resident"] = str(o["blocks"])
-                out[f"{key}_resident_limit"] = " and ".join(o["limited_by"])
+                o = occ(rung)
+                out[f"{key}_resident"] = str(o["blocks_per_sm"]) if o else NO_LISTING
+                out[f"{key}_resident_limit"] = " and ".join(o["limited_by"]) if o else NO_LISTING
         if "shared_line_tuned" in kernel:
             o = occ("shared_line_tuned")
             out["tuned_smem"] = f"{kernel['shared_line_tuned']['smem_bytes']} bytes"
-            out["tuned_resident_warps"] = str(o["warps"])
+            out["tuned_resident_warps"] = str(o["warps_per_sm"]) if o else NO_LISTING
+            row = listed.get("shared_line_tuned")
             if grid and grid[2]:
-                blocks = _launch_shape(launcher["shared_line_tuned"], nx, ny)[1]
-                out["tuned_grid_blocks_per_sm"] = f"{blocks / grid[2]:.0f}"
+                out["tuned_grid_blocks_per_sm"] = (f"{_launch_blocks(row, grid[0], grid[1]) / grid[2]:.0f}" if row
+                                                   else NO_LISTING)
         if "tiled_vec4_prefetch" in kernel:
             out["prefetch_registers"] = str(kernel["tiled_vec4_prefetch"]["registers"])
-            out["prefetch_resident_warps"] = str(occ("tiled_vec4_prefetch")["warps"])
+            o = occ("tiled_vec4_prefetch")
+            out["prefetch_resident_warps"] = str(o["warps_per_sm"]) if o else NO_LISTING
             out["debug_prefetch_stack"] = (
-                f"{report['kernels']['debug'][report['rungs']['tiled_vec4_prefetch'][0]]['stack_bytes']} bytes")
-            args = re.search(r"<([^>]*)>", launcher["tiled_vec4_prefetch"]).group(1).split(",")
-            out["prefetch_default_shape"] = f"{args[0].strip()} threads, {args[2].strip()} rows, {args[4].strip()} blocks/SM"
+                f"{report['kernels']['debug'][report['rungs']['tiled_vec4_prefetch']]['stack_bytes']} bytes")
+            row = listed.get("tiled_vec4_prefetch")
+            out["prefetch_default_shape"] = row["shape"] if row else NO_LISTING
         if "shared_line" in kernel:
             k = kernel["shared_line"]
-            threads = _launch_shape(launcher["shared_line"], nx, ny)[0]
-            per_warp = -(-k["registers"] * 32 // SM90["register_unit"]) * SM90["register_unit"]
-            per_partition = SM90["registers"] // SM90["sub_partitions"]
             out["book_smem"] = f"{k['smem_bytes']} bytes"
-            out["book_register_arithmetic"] = (
-                f"{k['registers']} registers × 32 threads = {k['registers'] * 32} per warp, allocated as {per_warp}; "
-                f"{per_partition} registers per SM sub-partition ÷ {per_warp} = {per_partition // per_warp} warps, "
-                f"× {SM90['sub_partitions']} sub-partitions = {per_partition // per_warp * SM90['sub_partitions']} warps, "
-                f"that is {per_partition // per_warp * SM90['sub_partitions'] // -(-threads // 32)} blocks of "
-                f"{threads} threads")
-            allocated = -(-(k["smem_bytes"] + SM90["shared_reserved"]) // SM90["shared_unit"]) * SM90["shared_unit"]
-            out["book_smem_arithmetic"] = (
-                f"{k['smem_bytes']} bytes + {SM90['shared_reserved']} reserved = {k['smem_bytes'] + SM90['shared_reserved']}, "
-                f"allocated as {allocated}; {SM90['shared_bytes']} ÷ {allocated} = {SM90['shared_bytes'] // allocated} blocks")
-            out["debug_book_stack"] = f"{report['kernels']['debug'][report['rungs']['shared_line'][0]]['stack_bytes']} bytes"
+            o = occ("shared_line")
+            if o and sm:
+                lim = o["limits"]
+                out["book_register_arithmetic"] = (
+                    f"{o['registers']} registers × {o['threads']} threads, allocated as "
+                    f"{o['allocated_registers_per_block']} registers per block; the SM's {sm['registers']} registers "
+                    f"hold {lim['registers']} such blocks")
+                out["book_smem_arithmetic"] = (
+                    f"{o['shared_bytes']} bytes, allocated with the system's share as "
+                    f"{o['allocated_shared_bytes_per_block']}; the SM's {sm['shared_bytes']} bytes hold "
+                    f"{lim['shared memory']} such blocks")
+                out["book_warp_limit"] = str(lim["warps"])
+                out["book_slot_limit"] = str(lim["block slots"])
+            else:
+                for name in ("book_register_arithmetic", "book_smem_arithmetic", "book_warp_limit", "book_slot_limit"):
+                    out[name] = NO_LISTING
+            out["debug_book_stack"] = f"{report['kernels']['debug'][report['rungs']['shared_line']]['stack_bytes']} bytes"
         ptx = report["ptx"]
         if ptx:
             out["fast_math_ptx"] = (f"{ptx['differing']} of its PTX instructions change, "

@@ -1,10 +1,12 @@
 /// \file kernels.cuh
 /// \brief The single-GPU ladder: each rung a kernel that advances rows [row_begin, row_end) of one slab
-/// by one leapfrog step, and the table of rungs that the driver, the tests and the lesson walk.
+/// by one leapfrog step (one file per rung in src/rungs/), and the table of rungs that the driver, the
+/// tests and the lesson walk (src/variant_table.cpp).
 #pragma once
 #include <cuda_runtime.h>
 
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -45,6 +47,29 @@ struct PassTargets {
 /// n − 1 and n steps) to t.next_prev/args.next (after n + K − 1 and n + K); four distinct buffers.
 using PassLauncher = void (*)(const StepArgs& args, const PassTargets& targets, cudaStream_t stream);
 
+/// How a kernel is launched, worked out by its launcher's template from its template arguments: the
+/// part of `wave_fd --list-variants` that needs no GPU (the runtime part asks cudaFuncGetAttributes and
+/// the occupancy API about `entry`). The launch grid over a region of nx × rows cells is
+/// ceil(nx / cells_x) × ceil(rows / rows_per_block) blocks (one block along y when rows_per_block is 0).
+struct LaunchFacts {
+  std::string kernel;              ///< the __global__ function and its template arguments, as the compiler names it
+  const void* entry = nullptr;     ///< that function (host-side handle for the runtime's queries)
+  int block_x = 1, block_y = 1;    ///< threads per block along x and y
+  int cells_x = 1;                 ///< mesh columns one block covers (blocks of the pipelined rungs overlap)
+  int rows_per_block = 0;          ///< mesh rows one block covers (0: every row of the region)
+  int rows_per_thread = 0;         ///< rows each thread marches down (0: one cell per thread, or every row)
+  int ring = 0;                    ///< depth of the cp.async copy ring, in rows (0: no ring)
+  int min_blocks_per_sm = 0;       ///< __launch_bounds__' second argument (0: not given)
+  int dynamic_smem_bytes = 0;      ///< dynamic shared memory per block
+  int steps_per_pass = 1;          ///< time steps one launch advances
+};
+
+/// What a rung's launch facts say, in words: "128 threads, ring 8, 64 rows", "256 threads, 8 rows,
+/// 2 blocks/SM" (the tune table's shape column).
+std::string shape_words(const LaunchFacts& f);
+/// The launch grid as a formula of the region (nx × rows): "ceil(nx / 512) x ceil(rows / 8)".
+std::string grid_formula(const LaunchFacts& f);
+
 /// One rung of the ladder, or one configuration of a tuned rung.
 struct Variant {
   const char* name;
@@ -54,20 +79,21 @@ struct Variant {
   int steps_per_pass = 1;    ///< K: time steps per pass over memory (temporal rungs)
   PassLauncher pass = nullptr;  ///< K steps at once (steps_per_pass > 1)
   const char* family = nullptr; ///< tuned rungs: the candidates --tune searches (tuning_candidates)
-  const char* shape = nullptr;  ///< the block shape, in words (tuned rungs and their candidates)
+  LaunchFacts (*facts)() = nullptr;  ///< how its kernel is launched (nullptr: exercise 07.3's rung, whose
+                                     ///< shape is the exercise's answer)
+  std::span<const Variant> (*candidates)() = nullptr;  ///< a tuned rung's family: the shapes --tune times
 };
 
-/// The shared_tile rung (src/shared_tile.cu, exercise 07.3): one step of rows [args.row_begin,
-/// args.row_end), each block staging its cells' stars in shared memory.
-void launch_shared_tile(const StepArgs& args, cudaStream_t stream);
+/// The block shape of a tuned rung or candidate in words (shape_words of its facts); "" for a rung of
+/// fixed shape.
+std::string shape_of(const Variant& v);
 
 /// Every rung, slowest first.
 std::span<const Variant> variants();
-/// Every configuration of the tuned rungs (pipelined, temporal_2, …), family by family: what --tune
-/// times. Each has the family's name plus its shape, and runs the family's arithmetic bit for bit.
-std::span<const Variant> tuning_candidates();
-/// The tiled_vec4_prefetch family's shapes (src/kernels.cu).
-std::span<const Variant> prefetch_tuning_candidates();
+/// Every configuration of the tuned rungs (tiled_vec4_prefetch, pipelined, temporal_2, …), family by
+/// family in table order: what --tune times. Each has the family's name plus its shape, and runs the
+/// family's arithmetic bit for bit.
+std::vector<Variant> tuning_candidates();
 /// The rung or candidate called `name`; throws course::UsageError naming the rungs when there is none.
 const Variant& find_variant(std::string_view name);
 /// Every rung, then every candidate of every tuned family: what --variants may name.
@@ -76,15 +102,12 @@ std::vector<Variant> every_kernel();
 /// naming one asks for that very shape).
 std::vector<Variant> candidates_of(const Variant& rung);
 
-/// The tuned rungs' untuned defaults (src/pipelined.cu): the first candidate of each family.
-void launch_pipelined_default(const StepArgs& args, cudaStream_t stream);
-void launch_temporal_2_default(const StepArgs& args, const PassTargets& targets, cudaStream_t stream);
-void launch_temporal_3_default(const StepArgs& args, const PassTargets& targets, cudaStream_t stream);
-void launch_temporal_4_default(const StepArgs& args, const PassTargets& targets, cudaStream_t stream);
-
 /// The practical ceiling of a 12-byte cell update: prev[i] = 2·cur[i] − prev[i] over `cells` floats
 /// (read two arrays, write one in place), one float4 per thread. Enqueued on `stream`, launch checked.
+/// src/rungs/stream_ceiling.cu.
 void launch_stream_ceiling(const float* cur, float* prev, std::size_t cells, cudaStream_t stream);
+/// The stream ceiling's kernel, as the rungs' facts describe theirs (one float4 per thread).
+LaunchFacts stream_ceiling_facts();
 
 /// Bytes of DRAM traffic per cell update that the roofline counts: read u, read u_prev, write u_next.
 /// The per-row (v·dt/h)² and the sponge factors are 1-D arrays: a few bytes per row, not per cell.

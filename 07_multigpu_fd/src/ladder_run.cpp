@@ -56,7 +56,7 @@ bool run_ladder(RunContext& ctx) {
     course::Row& row = table.add_row();
     record(row, m, ctx.ceiling_gbs);
     row.json("teaches", v.teaches).json("reads", v.reads_memory).json("steps_per_pass", v.steps_per_pass)
-        .text({"shape", "shape"}, v.shape != nullptr ? v.shape : "");
+        .text({"shape", "shape"}, shape_of(v));
     // NaN for the first rung: "-" in the table, null in the JSON.
     row.ratio({"vs previous", "speedup_vs_previous"},
               previous > 0 ? previous / m.ms_per_step : std::numeric_limits<double>::quiet_NaN());

@@ -1,7 +1,7 @@
 // wave_fd (07_multigpu_fd): the 2-D wave equation with an 8th-order stencil — the single-GPU ladder,
 // then slabs on any number of GPUs in one process (peer copies, overlapped exchange), then one process
 // per GPU (NCCL). The driver: command line → run → report. The runs are in *_run.cpp, the kernels in
-// kernels.cu, the multi-GPU step in solver.cu and nccl_backend.cu.
+// rungs/ (one file per rung, the table in variant_table.cpp), the multi-GPU step in solver.cu and nccl_backend.cu.
 #include <unistd.h>
 
 #include <iostream>
@@ -12,6 +12,7 @@
 #include "common/errors.hpp"
 #include "common/report.hpp"
 #include "launcher.hpp"
+#include "listing.hpp"
 #include "options.hpp"
 #include "runs.hpp"
 
@@ -56,6 +57,11 @@ int run(int argc, char** argv) {
   if (s.mode == wave::Mode::launch) return launch(s, argc, argv);
 
   course::RunReport report("07_multigpu_fd", argc, argv, s.common);
+  if (s.mode == wave::Mode::list) {  // the kernels as data; the static part needs no GPU (exit 0 without one)
+    wave::list_variants(s, report);
+    report.finish(std::cout);
+    return course::exit_ok;
+  }
   bool passed = true;
   if (s.mode == wave::Mode::nccl_rank) {
     const std::optional<bool> root = wave::run_nccl(s, report);

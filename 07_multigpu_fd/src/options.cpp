@@ -26,6 +26,7 @@ struct RawOptions {
   int gpus = 1;
   int slabs = 0;  // 0: one per GPU
   bool no_overlap = false, ladder = false, scaling = false, check = false, tune = false;
+  bool list = false;
   std::string backend = "single";
   int launch = 0;
   std::string nccl_id_file;
@@ -41,6 +42,9 @@ void add_options(CLI::App& app, RawOptions& o) {
       ->description(std::string("kernels: with --ladder, the rows to run (default all); otherwise exactly one "
                                 "(default ") + default_variant + ")");
   app.add_flag("--ladder", o.ladder, "time every kernel of the ladder on one GPU");
+  app.add_flag("--list-variants", o.list,
+               "list every kernel as data (launch shape; with a GPU, registers, memory, blocks per SM); "
+               "--json FILE writes it");
   app.add_flag("--tune", o.tune,
                "time every shape of the tuned rungs on one GPU (the tune table) and use the fastest; "
                "with --ladder, before the ladder");
@@ -74,6 +78,12 @@ void refuse(bool bad, const std::string& why) {
 // Which mode, and the options that make no sense in it (silently ignoring them would mislead).
 Mode choose_mode(const CLI::App& app, const RawOptions& o) {
   const auto given = [&](const char* name) { return app.count(name) > 0; };
+  if (o.list) {
+    refuse(o.ladder || o.tune || o.scaling || o.backend != "single" || o.launch > 0 || given("--variants") ||
+               given("--snapshot"),
+           "--list-variants lists every kernel and runs none: give it alone (with --json FILE, --device N)");
+    return Mode::list;
+  }
   refuse(o.backend != "single" && o.backend != "nccl", "--backend " + o.backend + ": use single or nccl");
   refuse(given("--nccl-id-file") && o.backend != "nccl", "--nccl-id-file is for --backend nccl");
   if (o.backend == "nccl") {

@@ -19,6 +19,7 @@ enum class Mode {
   scaling,   ///< strong and weak scaling over 1 … --gpus GPUs, with and without overlap
   nccl_rank, ///< this process is one rank of the NCCL backend
   launch,    ///< start --launch local NCCL ranks of this program and wait for them
+  list,      ///< --list-variants: every kernel as data (src/listing.hpp); no GPU needed for its static part
 };
 
 /// A checked command line.

@@ -28,7 +28,7 @@ Variant as_rung(const Variant& rung, const Variant& candidate) {
   Variant v = rung;
   v.launch = candidate.launch;
   v.pass = candidate.pass;
-  v.shape = candidate.shape;
+  v.facts = candidate.facts;
   return v;
 }
 
@@ -71,7 +71,7 @@ Variant RunContext::resolve(const Variant& rung) {
     if (std::string_view(v.name) == rung.name) return v;
   const Variant chosen = quick_tuned_variant(rung, settings.problem, settings.common.device);
   tuned.push_back(chosen);
-  notes.push_back(std::string(rung.name) + ": " + chosen.shape + " (fastest of " +
+  notes.push_back(std::string(rung.name) + ": " + shape_of(chosen) + " (fastest of " +
                   std::to_string(candidates_of(rung).size()) + " shapes in a short search on this GPU; --tune times them in full)");
   return chosen;
 }
@@ -92,14 +92,14 @@ bool run_tune(RunContext& ctx) {
       all_equal = all_equal && t.bitwise.value_or(true);
       course::Row& row = table.add_row();
       record(row, m, ctx.ceiling_gbs);
-      const bool picked = std::string_view(t.candidate.shape) == chosen.shape;
-      row.text({"rung", "rung"}, rung.name).text({"shape", "shape"}, t.candidate.shape)
+      const bool picked = shape_of(t.candidate) == shape_of(chosen);
+      row.text({"rung", "rung"}, rung.name).text({"shape", "shape"}, shape_of(t.candidate))
           .text({"chosen", "chosen"}, picked ? "<-" : "").json("chosen", picked);
     }
     ctx.tuned.push_back(chosen);
-    choices[rung.name] = {{"shape", chosen.shape},
+    choices[rung.name] = {{"shape", shape_of(chosen)},
                           {"candidate", std::find_if(timings.begin(), timings.end(), [&](const TuneTiming& t) {
-                                          return std::string_view(t.candidate.shape) == chosen.shape;
+                                          return shape_of(t.candidate) == shape_of(chosen);
                                         })->candidate.name}};
   }
   ctx.report.results().extra()["tuned"] = choices;

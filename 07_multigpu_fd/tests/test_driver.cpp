@@ -119,8 +119,8 @@ TEST_CASE("every tuned rung's candidates share its family and its steps per pass
     for (const Variant& c : candidates) {
       CHECK(c.steps_per_pass == rung.steps_per_pass);
       CHECK((c.pass != nullptr) == (rung.pass != nullptr));
-      CHECK(c.shape != nullptr);
-      default_is_a_candidate = default_is_a_candidate || std::string(c.shape) == rung.shape;
+      CHECK(!shape_of(c).empty());
+      default_is_a_candidate = default_is_a_candidate || shape_of(c) == shape_of(rung);
     }
     CHECK(default_is_a_candidate);  // the shape before tuning is one the search times
   }

@@ -21,12 +21,13 @@ __global__ void stream_ceiling_tail(const float* cur, float* prev, std::size_t b
   if (i < end) prev[i] = 2.0f * cur[i] - prev[i];
 }
 
+constexpr unsigned threads = 256;
+
 }  // namespace
 
 void launch_stream_ceiling(const float* cur, float* prev, std::size_t cells, cudaStream_t stream) {
   // cudaMalloc'd buffers: 256-byte aligned, so whole float4s from the start and at most 3 floats after.
   const std::size_t count4 = cells / 4;
-  constexpr unsigned threads = 256;
   if (count4 > 0) {
     const auto blocks = static_cast<unsigned>((count4 + threads - 1) / threads);
     stream_ceiling_kernel<<<blocks, threads, 0, stream>>>(reinterpret_cast<const float4*>(cur),
@@ -37,6 +38,16 @@ void launch_stream_ceiling(const float* cur, float* prev, std::size_t cells, cud
     stream_ceiling_tail<<<1, 4, 0, stream>>>(cur, prev, count4 * 4, cells);
     CUDA_CHECK_LAUNCH();
   }
+}
+
+LaunchFacts stream_ceiling_facts() {
+  LaunchFacts f;
+  f.kernel = "stream_ceiling_kernel";
+  f.entry = reinterpret_cast<const void*>(stream_ceiling_kernel);
+  f.block_x = threads;
+  f.cells_x = 4 * threads;  // one float4 per thread, the whole field as one row
+  f.rows_per_block = 1;
+  return f;
 }
 
 }  // namespace wave

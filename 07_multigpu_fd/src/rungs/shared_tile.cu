@@ -2,7 +2,7 @@
 // stars need in shared memory once, and every cell reads its 17 values from there; naive_global fetches
 // the same 17 values from global memory for every cell.
 #include "common/check.cuh"
-#include "kernels.cuh"
+#include "rungs.hpp"
 
 namespace wave {
 namespace {

@@ -1,29 +1,32 @@
-// The pipelined rungs: asynchronous copies keep many rows of u and u_prev on their way into shared
-// memory while the block computes (pipelined_*), and the same kernel advancing K time steps per pass
-// over memory (temporal_*). One kernel, templated on the block width, the steps per pass and the depth
-// of the copy ring.
-//
-// A block owns a strip of BX float4 columns and marches down its rows. Iteration i brings input row i
-// (u_t, and u_{t-1} four rows behind it) into a ring of S shared-memory slots with cp.async, issued
-// S − 5 iterations ahead; level s (u_{t+s}, s = 1 … K) is computed for row i − 4s in the same iteration.
-// Each thread keeps the nine rows of its own column of every level in registers (the y-neighbours) and
-// reads the x-neighbours from shared memory: level 0 from the copy ring, the computed levels from a
-// ring of eight rows each. Level s is valid on threads s … BX − s − 1 (each level needs one float4 of
-// the level below on either side), so a block writes BX − 2K float4 columns and the strips overlap.
-// Every value outside the grid is set to zero, as the rigid wall of the single-step rungs stores it, and
-// every cell goes through leapfrog_cell: K steps here give the bits of K single steps.
+/// \file pipelined.cuh
+/// \brief The family of the pipelined rungs (src/rungs/pipelined.cu, temporal_2.cu, temporal_3.cu,
+/// temporal_4.cu).
+/// The pipelined rungs: asynchronous copies keep many rows of u and u_prev on their way into shared
+/// memory while the block computes (pipelined_*), and the same kernel advancing K time steps per pass
+/// over memory (temporal_*). One kernel, templated on the block width, the steps per pass and the depth
+/// of the copy ring.
+///
+/// A block owns a strip of BX float4 columns and marches down its rows. Iteration i brings input row i
+/// (u_t, and u_{t-1} four rows behind it) into a ring of S shared-memory slots with cp.async, issued
+/// S − 5 iterations ahead; level s (u_{t+s}, s = 1 … K) is computed for row i − 4s in the same iteration.
+/// Each thread keeps the nine rows of its own column of every level in registers (the y-neighbours) and
+/// reads the x-neighbours from shared memory: level 0 from the copy ring, the computed levels from a
+/// ring of eight rows each. Level s is valid on threads s … BX − s − 1 (each level needs one float4 of
+/// the level below on either side), so a block writes BX − 2K float4 columns and the strips overlap.
+/// Every value outside the grid is set to zero, as the rigid wall of the single-step rungs stores it, and
+/// every cell goes through leapfrog_cell: K steps here give the bits of K single steps.
+#pragma once
 #include <cuda_pipeline_primitives.h>
 
 #include <string>
 
 #include "common/check.cuh"
 #include "common/errors.hpp"
-#include "kernels.cuh"
+#include "launch_facts.hpp"
+#include "rungs.hpp"
 
 namespace wave {
 namespace {
-
-constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
 /// Rows of each computed level kept for the x-neighbours: row r is written in iteration i and read in
 /// iteration i + 4 (as the centre row of the next level), so 5 would do; 8 makes the index a mask.
@@ -166,6 +169,7 @@ __global__ void __launch_bounds__(BX, kMinBlocks) step_pipelined(StepArgs a, Pas
 /// kMinBlocks: blocks per SM the register allocation must allow (1: no limit).
 template <int BX, int K, int S, int kMinBlocks>
 void launch_pipelined_pass(const StepArgs& a, const PassTargets& t, int rows_per_block, cudaStream_t stream) {
+  using rungs::ceil_div;
   const int rows = a.row_end - a.row_begin;
   if (rows <= 0) return;
   if (K > 1 && (a.global_row0 != 0 || a.layout.rows != a.ny_global || a.row_begin != 0 || a.row_end != a.layout.rows))
@@ -195,80 +199,22 @@ void launch_temporal(const StepArgs& a, const PassTargets& t, cudaStream_t strea
   launch_pipelined_pass<BX, K, S, kMinBlocks>(a, t, kRowsPerBlock, stream);
 }
 
+template <int BX, int K, int S, int kRowsPerBlock, int kMinBlocks = 1>
+LaunchFacts pipelined_facts() {
+  LaunchFacts f;
+  f.kernel = rungs::kernel_name("step_pipelined", BX, K, S, kMinBlocks);
+  f.entry = reinterpret_cast<const void*>(step_pipelined<BX, K, S, kMinBlocks>);
+  f.block_x = BX;
+  f.cells_x = 4 * (BX - 2 * K);  // strips overlap by K float4 columns each side
+  f.rows_per_block = kRowsPerBlock;
+  f.ring = S;
+  f.min_blocks_per_sm = kMinBlocks;
+  f.dynamic_smem_bytes = PipelineShared<BX, K, S>::floats4 * static_cast<int>(sizeof(float4));
+  f.steps_per_pass = K;
+  return f;
+}
+
 constexpr const char* kReads = "cp.async ring (shared) + registers";
 
-// [tuning_candidates]
-/// The search of --tune: threads per block (BX float4 columns), copy ring depth S (S − 5 rows in
-/// flight), rows per block. Each rung's shape before tuning (kernels.cu) is one of its family's candidates.
-constexpr Variant candidate_table[] = {
-    {"pipelined_b128_s8_r64", launch_pipelined<128, 8, 64, 1>, "", kReads, 1, nullptr, "pipelined",
-     "128 threads, ring 8, 64 rows"},
-    {"pipelined_b256_s6_r64", launch_pipelined<256, 6, 64, 1>, "", kReads, 1, nullptr, "pipelined",
-     "256 threads, ring 6, 64 rows"},
-    {"pipelined_b256_s8_r64", launch_pipelined<256, 8, 64, 1>, "", kReads, 1, nullptr, "pipelined",
-     "256 threads, ring 8, 64 rows"},
-    {"pipelined_b256_s8_r128", launch_pipelined<256, 8, 128, 1>, "", kReads, 1, nullptr, "pipelined",
-     "256 threads, ring 8, 128 rows"},
-    {"pipelined_b128_s12_r64", launch_pipelined<128, 12, 64, 1>, "", kReads, 1, nullptr, "pipelined",
-     "128 threads, ring 12, 64 rows"},
-    {"pipelined_b256_s12_r16", launch_pipelined<256, 12, 16, 1>, "", kReads, 1, nullptr, "pipelined",
-     "256 threads, ring 12, 16 rows"},
-    {"pipelined_b512_s6_r64", launch_pipelined<512, 6, 64, 1>, "", kReads, 1, nullptr, "pipelined",
-     "512 threads, ring 6, 64 rows"},
-    {"pipelined_b256_s6_r32", launch_pipelined<256, 6, 32, 1>, "", kReads, 1, nullptr, "pipelined",
-     "256 threads, ring 6, 32 rows"},
-    {"temporal_2_b128_s8_r128", launch_pipelined_default, "", kReads, 2,
-     launch_temporal<128, 2, 8, 128, 1>, "temporal_2", "128 threads, ring 8, 128 rows"},
-    {"temporal_2_b128_s8_r64", launch_pipelined_default, "", kReads, 2,
-     launch_temporal<128, 2, 8, 64, 1>, "temporal_2", "128 threads, ring 8, 64 rows"},
-    {"temporal_2_b128_s8_r256", launch_pipelined_default, "", kReads, 2,
-     launch_temporal<128, 2, 8, 256, 1>, "temporal_2", "128 threads, ring 8, 256 rows"},
-    {"temporal_2_b256_s8_r128", launch_pipelined_default, "", kReads, 2,
-     launch_temporal<256, 2, 8, 128, 1>, "temporal_2", "256 threads, ring 8, 128 rows"},
-    {"temporal_2_b128_s6_r128_m4", launch_pipelined_default, "", kReads, 2,
-     launch_temporal<128, 2, 6, 128, 4>, "temporal_2", "128 threads, ring 6, 128 rows, 4 blocks/SM"},
-    {"temporal_2_b128_s6_r256_m4", launch_pipelined_default, "", kReads, 2,
-     launch_temporal<128, 2, 6, 256, 4>, "temporal_2", "128 threads, ring 6, 256 rows, 4 blocks/SM"},
-    {"temporal_3_b128_s8_r128", launch_pipelined_default, "", kReads, 3,
-     launch_temporal<128, 3, 8, 128, 1>, "temporal_3", "128 threads, ring 8, 128 rows"},
-    {"temporal_3_b128_s8_r256", launch_pipelined_default, "", kReads, 3,
-     launch_temporal<128, 3, 8, 256, 1>, "temporal_3", "128 threads, ring 8, 256 rows"},
-    {"temporal_3_b128_s6_r256", launch_pipelined_default, "", kReads, 3,
-     launch_temporal<128, 3, 6, 256, 1>, "temporal_3", "128 threads, ring 6, 256 rows"},
-    {"temporal_3_b128_s6_r256_m4", launch_pipelined_default, "", kReads, 3,
-     launch_temporal<128, 3, 6, 256, 4>, "temporal_3", "128 threads, ring 6, 256 rows, 4 blocks/SM"},
-    {"temporal_3_b128_s6_r128_m4", launch_pipelined_default, "", kReads, 3,
-     launch_temporal<128, 3, 6, 128, 4>, "temporal_3", "128 threads, ring 6, 128 rows, 4 blocks/SM"},
-    {"temporal_3_b256_s8_r128", launch_pipelined_default, "", kReads, 3,
-     launch_temporal<256, 3, 8, 128, 1>, "temporal_3", "256 threads, ring 8, 128 rows"},
-    {"temporal_3_b128_s8_r512", launch_pipelined_default, "", kReads, 3,
-     launch_temporal<128, 3, 8, 512, 1>, "temporal_3", "128 threads, ring 8, 512 rows"},
-    {"temporal_4_b128_s6_r256", launch_pipelined_default, "", kReads, 4,
-     launch_temporal<128, 4, 6, 256, 1>, "temporal_4", "128 threads, ring 6, 256 rows"},
-    {"temporal_4_b128_s8_r256", launch_pipelined_default, "", kReads, 4,
-     launch_temporal<128, 4, 8, 256, 1>, "temporal_4", "128 threads, ring 8, 256 rows"},
-    {"temporal_4_b128_s6_r256_m3", launch_pipelined_default, "", kReads, 4,
-     launch_temporal<128, 4, 6, 256, 3>, "temporal_4", "128 threads, ring 6, 256 rows, 3 blocks/SM"},
-    {"temporal_4_b128_s6_r512", launch_pipelined_default, "", kReads, 4,
-     launch_temporal<128, 4, 6, 512, 1>, "temporal_4", "128 threads, ring 6, 512 rows"},
-    {"temporal_4_b128_s6_r128_m3", launch_pipelined_default, "", kReads, 4,
-     launch_temporal<128, 4, 6, 128, 3>, "temporal_4", "128 threads, ring 6, 128 rows, 3 blocks/SM"},
-};
-// [tuning_candidates]
-
 }  // namespace
-
-std::span<const Variant> tuning_candidates() { return candidate_table; }
-
-void launch_pipelined_default(const StepArgs& a, cudaStream_t stream) { launch_pipelined<128, 8, 64>(a, stream); }
-void launch_temporal_2_default(const StepArgs& a, const PassTargets& t, cudaStream_t stream) {
-  launch_temporal<128, 2, 8, 128>(a, t, stream);
-}
-void launch_temporal_3_default(const StepArgs& a, const PassTargets& t, cudaStream_t stream) {
-  launch_temporal<128, 3, 8, 128>(a, t, stream);
-}
-void launch_temporal_4_default(const StepArgs& a, const PassTargets& t, cudaStream_t stream) {
-  launch_temporal<128, 4, 8, 256>(a, t, stream);
-}
-
 }  // namespace wave
