@@ -296,7 +296,7 @@ TEST_SUITE("exercise 06.1") {
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// Exercise 06.2: the pipeline's operations (enqueue_chunk_op in streams.cu).
+// Exercise 06.2: the pipeline's operations (enqueue_chunk_op in pipeline.cu).
 
 TEST_SUITE("exercise 06.2") {
   TEST_CASE("from pinned memory the copies overlap the kernels; from pageable memory nothing overlaps") {
@@ -378,7 +378,7 @@ TEST_SUITE("exercise 06.2") {
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// Exercise 06.3: the pipeline through a device ring (ring_pipeline in streams.cu). Correctness only: the
+// Exercise 06.3: the pipeline through a device ring (ring_pipeline in pipeline.cu). Correctness only: the
 // ring_pipeline scenario of the program times it against the full-buffer pipeline.
 
 namespace {
