@@ -26,8 +26,9 @@ def main(program: str) -> int:
         out = Path(tmp) / "variants.json"
         done = subprocess.run([program, "--list-variants", "--json", str(out)], capture_output=True, text=True)
         check(done.returncode == 0, f"--list-variants exits {done.returncode}: {done.stderr.strip()}")
-        if done.returncode != 0 or not out.is_file():
-            print("\n".join(failures), file=sys.stderr)
+        check(out.is_file(), "--list-variants --json FILE writes FILE")
+        if failures:
+            print("\n".join("FAILED: " + f for f in failures), file=sys.stderr)
             return 1
         doc = json.loads(out.read_text())
         said = done.stdout + done.stderr
