@@ -7,7 +7,8 @@
 #          without overlap, bit-for-bit checks; the NCCL backend with N processes, with and without overlap.
 # Each run writes its own results file, once, and nothing rewrites it: <results_dir>/07_multigpu_fd.json
 # for the ladder (1 GPU) or the scaling (2+ GPUs), <results_dir>/07_multigpu_fd.<kind>.json for each other
-# run. figures.py reads them all (its RUN_KINDS lists the kinds in the order they are made here).
+# run (07_multigpu_fd.variants.json: the kernel listing, wave_fd --list-variants). figures.py reads them all
+# (its RUN_KINDS lists the kinds in the order they are made here).
 set -euo pipefail
 build_dir=${1:?usage: bench.sh <build_dir> <results_dir>}
 results_dir=${2:?usage: bench.sh <build_dir> <results_dir>}
@@ -23,6 +24,10 @@ run() {  # run <kind or ""> <seconds> <args...>: one invocation, one results fil
   shift 2
   timeout "$limit" "$prog" "$@" --json "$results_dir/07_multigpu_fd${kind:+.$kind}.json"
 }
+
+# The kernels as data (launch shapes; registers, shared and local memory, blocks per SM on this GPU): the one
+# source of kernel facts for figures.py and compiler_report.py. A second of work, on any number of GPUs.
+run variants 30 --list-variants
 
 if [ "$gpus" -lt 2 ]; then
   run "" 200 --ladder --tune --nx 16384 --ny 16384 --steps 12 --warmup 1 --reps 5

@@ -23,7 +23,7 @@ NO_RESULTS = "No results are committed yet: run `bash 07_multigpu_fd/bench.sh <b
 CHAPTER = "07_multigpu_fd"
 RESULTS_DIR = pathlib.Path(__file__).resolve().parent.parent / "results"
 # The other runs' files, in the order bench.sh makes them (rows of one lesson table keep that order).
-RUN_KINDS = ("snapshot_layered", "snapshot_constant", "slabs", "nccl_overlap", "nccl_no_overlap")
+RUN_KINDS = ("variants", "snapshot_layered", "snapshot_constant", "slabs", "nccl_overlap", "nccl_no_overlap")
 # Made by compiler_report.py; read from the repository whatever RESULTS_DIR says (it is not a GPU's run).
 COMPILER_REPORT = pathlib.Path(__file__).resolve().parent.parent / "results" / "compiler" / f"{CHAPTER}.sm_90.txt"
 # The kernels' facts (launch shapes, the default rung, registers and blocks per SM as the runtime and the
