@@ -218,6 +218,16 @@ def _per_chunk_us(a, b):
     return (_excess(b) - _excess(a)) / (b["chunks"] - a["chunks"]) * 1e3
 
 
+def _rises_before_best(doc):
+    sweep = sorted(doc["extra"]["sweep"], key=lambda p: p["chunks"])
+    best_n = doc["extra"]["summary"]["balanced_pipeline"]["best_chunks"]
+    rises = [str(b["chunks"]) for a, b in zip(sweep, sweep[1:])
+             if b["chunks"] < best_n and b["measured_ms"] > a["measured_ms"]]
+    if not rises:
+        return "none"
+    return ", ".join(rises[:-1]) + " and " + rises[-1] if len(rises) > 1 else rises[0]
+
+
 def _span(values):
     lo, hi = min(values), max(values)
     return f"{lo:.3f}" if f"{lo:.3f}" == f"{hi:.3f}" else f"{lo:.3f}–{hi:.3f}"
@@ -257,6 +267,13 @@ def _gpu_values(doc):
         "big_kernels_speedup": lambda: _fmt(_row(doc, "kernel_concurrency", "big: 4 launches, 4 streams")["speedup"],
                                             "ratio").replace("x", "×"),
         "copies_all_orders_ms": lambda: _span([ms for c in copies if c["streams"] == 4 for ms in _orders(c).values()]),
+        # The copy pipeline's orders on one connection and on eight (4 streams), each setting's own span.
+        "copies_one_queue_ms": lambda: _span(list(_orders(_setting(copies, 1, 4)).values())),
+        "copies_eight_queues_ms": lambda: _span(list(_orders(_setting(copies, 8, 4)).values())),
+        "copies_eight_queues_slowest": lambda: max(_orders(_setting(copies, 8, 4)).items(),
+                                                   key=lambda kv: kv[1])[0].replace("_", "-"),
+        # Sweep points left of the best N whose measured time rose over the point before (bumps, not the U).
+        "sweep_rises_before_best": lambda: _rises_before_best(doc),
         "one_queue_depth_over_breadth": lambda: _fmt(
             _orders(_setting(kernels, 1, 4))["depth_first"] / _orders(_setting(kernels, 1, 4))["breadth_first"],
             "ratio").replace("x", "×"),
