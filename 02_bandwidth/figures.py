@@ -442,6 +442,12 @@ def _gpu_values(doc):
         "alpha.pinned_h2d": lambda: f"{_fit(doc, 'h2d', 'pinned')['latency_us']:.1f}",
         "events_extra_1k_h2d_us": lambda: f"{1e3 * _sweep_point(doc, 'h2d', 'pinned', 1024)['events']['ms_median'] - _spin_us(doc, 'h2d', 'pinned', 1024):.1f}",
         "events_extra_4k_h2d_us": lambda: f"{1e3 * _sweep_point(doc, 'h2d', 'pinned', 4096)['events']['ms_median'] - _spin_us(doc, 'h2d', 'pinned', 4096):.1f}",
+        "events_extra_16k_h2d_us": lambda: f"{1e3 * _sweep_point(doc, 'h2d', 'pinned', 16384)['events']['ms_median'] - _spin_us(doc, 'h2d', 'pinned', 16384):.1f}",
+        # Sweep sizes where cudaMemcpy device to device beat its own rate in the 1 GiB duel (the HBM rate) by
+        # more than 5% (the sweep's own large sizes land within a few percent of the duel either way).
+        "d2d_above_duel": lambda: _list(_size(r["bytes"]) for r in sorted(
+            (r for r in doc.get("rows", []) if r.get("scenario") == "sweep" and (r["copy"], r["memory"]) == ("d2d_memcpy", "device")
+             and r["spin_blocked"]["gbs"] > 1.05 * _duel(doc)["d2d_memcpy"]["gbs"]), key=lambda r: r["bytes"])) or "no size",
         "ratio_4k.h2d_pinned_over_pageable": lambda: f"{_spin_us(doc, 'h2d', 'pinned', 4096) / _spin_us(doc, 'h2d', 'pageable', 4096):.1f}×",
         "ratio_4k.d2h_pageable_over_pinned": lambda: f"{_spin_us(doc, 'd2h', 'pageable', 4096) / _spin_us(doc, 'd2h', 'pinned', 4096):.1f}×",
         "ratio_book.h2d_pinned_over_pageable": lambda: f"{_book(doc, 'h2d', 'pinned')['gbs'] / _book(doc, 'h2d', 'pageable')['gbs']:.1f}×",
