@@ -521,10 +521,17 @@ def _knobs_vs_lesson(doc):
         names = _list(f"`{d['copy']}` ({_ratio(d['vs_memcpy'])})" for d in faster)
         count = {1: "one variant", 2: "two variants", 3: "three variants"}.get(len(faster), f"{len(faster)} variants")
         parts.append(f"{count} of the tile kernel itself did beat it, {names}, by at most {margin:.1f}%, "
-                     f"a margin about the size of the trials' spread (CV up to {cv:.1f}%)")
+                     f"a margin {_next_to_spread(margin, cv)} the trials' spread (CV up to {cv:.1f}%)")
     else:
         parts.append("no variant of the tile kernel beat it either")
     return "; ".join(parts)
+
+
+def _next_to_spread(margin, cv):
+    """How a margin (%) compares with the trials' CV (%), in words."""
+    if margin <= 1.5 * cv:
+        return "about the size of"
+    return f"about {margin / cv:.0f} times"
 
 
 def _duplex_sentence(doc):
