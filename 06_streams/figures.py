@@ -272,6 +272,11 @@ def _gpu_values(doc):
         "copies_eight_queues_ms": lambda: _span(list(_orders(_setting(copies, 8, 4)).values())),
         "copies_eight_queues_slowest": lambda: max(_orders(_setting(copies, 8, 4)).items(),
                                                    key=lambda kv: kv[1])[0].replace("_", "-"),
+        # The host-function pipeline against synchronise-then-work: measured and model speedups, and a verdict.
+        "host_func_speedup": lambda: _times(_row(doc, "host_func", "cudaLaunchHostFunc per chunk")["speedup"]),
+        "host_func_model_speedup": lambda: _times(_row(doc, "host_func", "cudaLaunchHostFunc per chunk")["model_speedup"]),
+        "host_func_verdict": lambda: ("faster than" if _row(doc, "host_func", "cudaLaunchHostFunc per chunk")["speedup"] > 1
+                                      else "no faster than"),
         # Sweep points left of the best N whose measured time rose over the point before (bumps, not the U).
         "sweep_rises_before_best": lambda: _rises_before_best(doc),
         "one_queue_depth_over_breadth": lambda: _fmt(
