@@ -3,7 +3,7 @@
 programs themselves (`wave_fd --list-variants --json FILE` and the results files), never from a regex over
 .cu/.cuh/.cpp/.hpp or CMake files, which would have to be kept in step with the code by hand.
 
-    python3 scripts/tests/test_no_cpp_reads.py [REPO]      # ctest: python.reads_no_cpp_source (label cpu)
+    python3 scripts/check_no_cpp_reads.py [REPO]      # ctest: python.reads_no_cpp_source (label cpu)
 
 A file is flagged when it names a C++ source or CMake file as a path (a string such as "src/stencil.hpp",
 "options.hpp" or "*.cu") and reads files (open(), .read_text(), .read_bytes(), .open()). Tools whose job is to
@@ -74,4 +74,4 @@ def main(root: pathlib.Path) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else pathlib.Path(__file__).resolve().parents[2])))
+    sys.exit(main(pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else pathlib.Path(__file__).resolve().parents[1])))
