@@ -79,6 +79,28 @@ def ccache_dir() -> Path | None:
     return Path(text) if out.returncode == 0 and text else None
 
 
+# The build and test tools the graded steps start. Where one lives outside the system folders (the GPU
+# machines' image has CMake and Python in a virtual environment under /opt), its prefix is shown
+# read-only too, or the sandboxed configure fails with "failed to execute cmake".
+BUILD_TOOLS = ("cmake", "ctest", "ninja", "python3", "compute-sanitizer")
+
+
+def tool_prefixes() -> list[Path]:
+    """The install prefix (the folder above bin/) of each build tool on PATH outside /usr and /etc, both
+    as found and with links resolved (a virtual environment's bin/ links to its base interpreter)."""
+    out: list[Path] = []
+    for tool in BUILD_TOOLS:
+        found = shutil.which(tool)
+        if not found:
+            continue
+        for path in (Path(found).absolute(), Path(found).resolve()):
+            prefix = path.parent.parent
+            if not any(_under(prefix, Path(system)) for system in SYSTEM_FOLDERS) and prefix != Path("/"):
+                if prefix not in out:
+                    out.append(prefix)
+    return out
+
+
 def _under(path: Path, folder: Path) -> bool:
     return path == folder or folder in path.parents
 
@@ -105,6 +127,7 @@ class Sandbox:
         nvcc = shutil.which("nvcc")
         if nvcc:
             public.append(Path(nvcc).resolve().parent.parent)
+        public += tool_prefixes()
         return cls(bwrap, [Path(h).resolve() for h in [root, *hidden]], public, gpu, cache=ccache_dir())
 
     def wrap(self, cmd: list[str], tree: Path, writable: list[Path] = (), chdir: Path | None = None,
