@@ -86,10 +86,13 @@ BUILD_TOOLS = ("cmake", "ctest", "ninja", "python3", "compute-sanitizer")
 
 
 def tool_prefixes() -> list[Path]:
-    """The install prefix (the folder above bin/) of each build tool on PATH outside /usr and /etc, both
+    """The install prefix (the folder above bin/) of each compiler named by CC, CXX, CUDACXX or CUDAHOSTCXX
+    and of each build tool on PATH, where it lies outside /usr and /etc, both
     as found and with links resolved (a virtual environment's bin/ links to its base interpreter)."""
     out: list[Path] = []
-    for tool in BUILD_TOOLS:
+    # The compilers the environment names (the GPU image sets CXX=/opt/gcc/bin/g++) come first.
+    named = [os.environ.get(var, "") for var in ("CC", "CXX", "CUDACXX", "CUDAHOSTCXX")]
+    for tool in [*filter(None, named), *BUILD_TOOLS]:
         found = shutil.which(tool)
         if not found:
             continue
