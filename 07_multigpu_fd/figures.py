@@ -133,13 +133,13 @@ def _scaling(docs):
     parts = []
     for name, gpu_rows in _by_gpu(rows):
         parts += [f"**{name}**", "",
-                  "| run | mesh | GPUs · slabs | overlap | ms/step | efficiency | bitwise = 1 GPU |",
+                  "| run | mesh | GPUs / slabs | overlap | ms/step | efficiency | bitwise = 1 GPU |",
                   "|---|---|---|---|---:|---:|---|"]
         for r in gpu_rows:
             eff = r.get("efficiency")
             bit = r.get("bitwise_equal")
             kind = f"{r['table']} ({r['backend']})" if r["backend"] != ("nccl" if r["table"] == "nccl" else "single") else r["table"]
-            parts.append(f"| {kind} | {r['nx']}×{r['ny']} | {r['gpus']} · {r['slabs']} | {'yes' if r['overlap'] else 'no'} | "
+            parts.append(f"| {kind} | {r['nx']}×{r['ny']} | {r['gpus']} / {r['slabs']} | {'yes' if r['overlap'] else 'no'} | "
                          f"{r['ms_per_step']:.3f} | {'-' if eff is None else f'{100 * eff:.1f}%'} | "
                          f"{'-' if bit is None else ('equal' if bit else 'DIFFERS')} |")
         parts.append("")
@@ -279,7 +279,7 @@ def _compiler_table(docs):
     runtime_gpu = _name(slug, listing) if listing and listing.get("extra", {}).get("runtime_listed") else None
     kernels = report["kernels"]["release"]
     lines = [f"`nvcc -Xptxas -v`, sm_90, the chapter's Release flags ({report['nvcc']}); threads per block from the "
-             "program's listing. Blocks one SM can hold, by registers · shared memory · warps · block slots, are in "
+             "program's listing. Blocks one SM can hold, by registers / shared memory / warps / block slots, are in "
              "the second table (the binding limit in bold), as the toolkit's occupancy calculator gives them for "
              + (f"the {runtime_gpu} (`wave_fd --list-variants`)" if runtime_gpu else
                 f"a GPU (none is committed yet: run {LISTING_COMMAND})")
@@ -290,7 +290,7 @@ def _compiler_table(docs):
     # Two tables of at most seven columns: what each kernel needs, then what that allows per SM.
     needs = ["| rung | threads per block | registers | shared memory (bytes) | spills (bytes) | code (KiB) |",
              "|---|---:|---:|---:|---:|---:|"]
-    allows = ["| rung | blocks per SM by registers · smem · warps · slots | resident blocks (warps) per SM | "
+    allows = ["| rung | blocks per SM by registers / smem / warps / slots | resident blocks (warps) per SM | "
               "launch-grid blocks per SM |",
               "|---|---|---:|---:|"]
     for rung, kernel in report["rungs"].items():
@@ -302,8 +302,9 @@ def _compiler_table(docs):
         rt = _runtime(row) if runtime_gpu else None
         if rt is None:
             continue
-        limits = " · ".join("-" if v is None else (f"**{v}**" if n in rt["limited_by"] else str(v))
-                            for n, v in rt["limits"].items())
+        # In the header's order: the listing's JSON keeps its keys sorted by name.
+        limits = " / ".join("-" if (v := rt["limits"].get(n)) is None else (f"**{v}**" if n in rt["limited_by"] else str(v))
+                            for n in ("registers", "shared memory", "warps", "block slots"))
         per_sm = f"{_launch_blocks(row, grid[0], grid[1]) / grid[2]:.1f}" if grid and grid[2] else "-"
         allows.append(f"| `{rung}` | {limits} | {rt['blocks_per_sm']} ({rt['warps_per_sm']}) | {per_sm} |")
     tail = [""] + allows if runtime_gpu else ["", f"Blocks per SM need the kernel listing of a GPU: run {LISTING_COMMAND}."]
