@@ -99,11 +99,15 @@ def draw_chapter(chapter: Path, images: Path) -> dict:
             sys.path.insert(0, folder)
     read: set[Path] = set()
     _recording.append(read)
+    import matplotlib  # drawing needs it; --check never comes here
     try:
-        spec = importlib.util.spec_from_file_location(f"diagrams_{chapter.name}", chapter / "diagrams.py")
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        names = module.draw(images)
+        # The diagram style sets rcParams (fonts, minus signs): keep them to this drawing, or the results
+        # plots drawn after it in the same run would change with the order the chapters are drawn in.
+        with matplotlib.rc_context():
+            spec = importlib.util.spec_from_file_location(f"diagrams_{chapter.name}", chapter / "diagrams.py")
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            names = module.draw(images)
     finally:
         _recording.pop()
         sys.path.remove(str(chapter))
