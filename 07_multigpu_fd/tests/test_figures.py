@@ -72,6 +72,9 @@ def main():
             print(f"value {name} differs with one file per run: {expected_values[name]!r} / {got_values.get(name)!r}")
             return 1
     missing = [name for name, text in expected_values.items() if text == "(no results)"]
+    if not (root / CHAPTER / "instructor" / "answer_key.md").is_file():
+        # A handout: it has neither the answer key nor the grader's runs (results/*/grading/) the key quotes.
+        missing = [name for name in missing if name not in figures.KEY_VALUES]
     if missing:
         print(f"the committed results give no value for: {', '.join(missing)}")
         return 1
