@@ -97,7 +97,7 @@ def _ladder_table(slug: str, doc: dict) -> str:
     cfg = doc["config"]
     out = [f"{doc['device']['name']}, median of {cfg['reps']} event-timed runs after {cfg['warmup']} warm-up runs; "
            f"1-D arrays of {cfg['n']:,} floats, the matrix {cfg['width']} × {cfg['height']}, stride {cfg['stride']} "
-           f"(`results/{slug}/00_first_kernel.json`). GB/s counts every byte read and written once.", "",
+           f"(`results/{slug}/00_first_kernel.json`). GB/s counts read + write: the bytes read plus the bytes written, per second.", "",
            "| Variant | Grid × block | Time (ms) | GB/s | × copy_coalesced's GB/s |",
            "|---|---|---:|---:|---:|"]
     for name in LADDER:
@@ -160,9 +160,9 @@ def _hierarchy_table(results: dict[str, dict]) -> str:
            "|---|---|---|---|---|",
            "| registers | one thread's | 65,536 × 4 bytes per SM; at most 255 per thread | none: an instruction reads "
            "them directly | - |",
-           f"| shared memory | one block's | up to 228 KB per SM | {level('shared', 'ns_per_load', 'ns')} | "
+           f"| shared memory | one block's | up to 228 KiB per SM | {level('shared', 'ns_per_load', 'ns')} | "
            "32 banks × 4 bytes per cycle per SM |",
-           f"| L1 cache | one SM's | 256 KB per SM, shared memory included | {level('L1', 'ns_per_load', 'ns')} | - |",
+           f"| L1 cache | one SM's | 256 KiB per SM, shared memory included | {level('L1', 'ns_per_load', 'ns')} | - |",
            f"| L2 cache | the whole GPU's | {device['l2_bytes'] / 2**20:.0f} MiB | {l2_lat} | "
            f"{level('L2', 'gbs', 'gbs')} (read) |",
            f"| HBM (global memory) | the whole GPU's | {device['global_mem_bytes'] / 2**30:.1f} GiB | {hbm_lat} | "

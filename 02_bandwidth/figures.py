@@ -197,7 +197,7 @@ def _copy_return(results):
 
 
 def _d2d_duel(results):
-    lines = ["| GPU | copy | bytes | GB/s (bytes once) | GB/s (read + write) | CV | x cudaMemcpy |",
+    lines = ["| GPU | copy | bytes | GB/s (bytes copied) | GB/s (read + write) | CV | x cudaMemcpy |",
              "|---|---|---:|---:|---:|---:|---:|"]
     found = False
     for slug in sorted(results):
@@ -743,7 +743,7 @@ def plots(results, out_dir):
         sizes = [r["bytes"] for r in rows]
         fits = {(f["copy"], f["memory"]): f for f in _extra(doc).get("fits", [])}
         panels = (("h2d", "host → device", "GB/s"), ("d2h", "device → host", "GB/s"),
-                  ("d2d", "device → device", "GB/s (bytes counted once)"))
+                  ("d2d", "device → device", "GB/s (bytes copied)"))
         fig, axes = plt.subplots(1, 3, figsize=(15, 4.8), sharey=False)
         host_paced = False
         for ax, (prefix, title, ylabel) in zip(axes, panels):

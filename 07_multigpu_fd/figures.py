@@ -143,6 +143,10 @@ def _scaling(docs):
                          f"{r['ms_per_step']:.3f} | {'-' if eff is None else f'{100 * eff:.1f}%'} | "
                          f"{'-' if bit is None else ('equal' if bit else 'DIFFERS')} |")
         parts.append("")
+    if any(r["table"] == "run" for _, _, r in rows):
+        parts += ["A `run` row is one plain `wave_fd` run, not part of a scaling sweep: the runs committed for other "
+                  "sections of this page (the snapshots, one run per medium, and the slab check) add one row each, "
+                  "so two rows with the same mesh are two different runs.", ""]
     return "\n".join(parts).rstrip()
 
 
@@ -290,7 +294,7 @@ def _compiler_table(docs):
     # Two tables of at most seven columns: what each kernel needs, then what that allows per SM.
     needs = ["| rung | threads per block | registers | shared memory (bytes) | spills (bytes) | code (KiB) |",
              "|---|---:|---:|---:|---:|---:|"]
-    allows = ["| rung | blocks per SM by registers / smem / warps / slots | resident blocks (warps) per SM | "
+    allows = ["| rung | blocks per SM by registers / shared memory / warps / slots | resident blocks (warps) per SM | "
               "launch-grid blocks per SM |",
               "|---|---|---:|---:|"]
     for rung, kernel in report["rungs"].items():
