@@ -14,19 +14,14 @@
 #include "common/buffers.cuh"
 #include "common/check.cuh"
 #include "common/device.cuh"
+#include "course_test_env.hpp"
 #include "first_kernel.hpp"
 #include "workspace.hpp"
 
 namespace first_kernel::testing {
 
-/// COURSE_SEED when the grader sets it (a fresh one per grading run), else `fallback`.
-inline std::uint64_t seed(std::uint64_t fallback) {
-  const char* text = std::getenv("COURSE_SEED");
-  if (text == nullptr || *text == '\0') return fallback;
-  char* end = nullptr;
-  const unsigned long long value = std::strtoull(text, &end, 10);
-  return end != nullptr && *end == '\0' ? value : fallback;
-}
+/// COURSE_SEED when the grader sets it (a fresh one per grading run), else `fallback` (common's rule).
+inline std::uint64_t seed(std::uint64_t fallback) { return course::testing::seed_from_env(fallback); }
 
 /// `count` sizes in [1, max] drawn from `seed`.
 inline std::vector<std::size_t> random_sizes(std::uint64_t seed, int count, std::size_t max) {
@@ -37,18 +32,9 @@ inline std::vector<std::size_t> random_sizes(std::uint64_t seed, int count, std:
   return sizes;
 }
 
-/// For the GPU case of a CPU-graded exercise: true when a GPU is usable. Without one the case checks
-/// nothing and says so (the CPU cases grade the exercise), unless REQUIRE_GPU=1, which makes the missing
-/// GPU a failure, as for every GPU test.
+/// For the GPU case of a CPU-graded exercise: common's rule (REQUIRE_GPU=1 makes a missing GPU a failure).
 inline bool gpu_present_for_cpu_exercise() {
-  if (course::usable_device_count() > 0) return true;
-  const char* require = std::getenv("REQUIRE_GPU");
-  if (require != nullptr && std::strcmp(require, "1") == 0) {
-    FAIL("REQUIRE_GPU=1 but no usable CUDA device");
-    return false;
-  }
-  MESSAGE("no usable GPU: the kernels are not run here (the CPU cases grade this exercise)");
-  return false;
+  return course::testing::gpu_present_for_cpu_exercise("the kernels are");
 }
 
 inline const Variant& rung(const char* name) {
