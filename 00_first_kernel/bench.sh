@@ -4,7 +4,7 @@
 # 256 MiB, per 1-D array; an 8192 x 8192 matrix, 256 MiB, per 2-D array), every kernel checked against the
 # CPU first, 20 timed runs after 3 warm-up runs, and the memory levels (--levels). Then copy_strided at
 # the strides 1, 2, 4, 8, 16 and 32 (one run of the program per stride, only that row) into
-# RESULTS_DIR/00_first_kernel_strides.json. Budget: under a minute on an H100 (most of it the CPU references).
+# RESULTS_DIR/00_first_kernel.strides.json. Budget: under a minute on an H100 (most of it the CPU references).
 set -euo pipefail
 build_dir=${1:?usage: bench.sh BUILD_DIR RESULTS_DIR}
 results_dir=${2:?usage: bench.sh BUILD_DIR RESULTS_DIR}
@@ -23,7 +23,7 @@ for stride in 1 2 4 8 16 32; do
   "$program" --variants copy_strided --n 2^26 --stride "$stride" --reps 20 --warmup 3 \
     --json "$sweep/$stride.json" > /dev/null
 done
-python3 - "$results_dir/00_first_kernel_strides.json" "$sweep" <<'PY'
+python3 - "$results_dir/00_first_kernel.strides.json" "$sweep" <<'PY'
 import json, os, sys
 out, folder = sys.argv[1:3]
 runs = {}
@@ -31,7 +31,7 @@ for stride in ("1", "2", "4", "8", "16", "32"):
     runs[stride] = json.load(open(os.path.join(folder, stride + ".json")))
 first = runs["1"]
 merged = {key: first[key] for key in ("schema", "device", "date", "driver", "toolkit", "commit")}
-merged |= {"chapter": "00_first_kernel_strides",
+merged |= {"chapter": "00_first_kernel",
            "what": "`first_kernel --variants copy_strided --n 2^26 --stride S`, one results file of the program per stride",
            "runs": runs}
 with open(out + ".tmp", "w") as f:

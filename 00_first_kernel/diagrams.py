@@ -4,7 +4,7 @@ SMs), a warp's coalesced and strided loads, and the shared-memory tile of the tr
 The facts are the code's: the 1-D block of the committed run and its stride (results/<gpu>/00_first_kernel.json
 config; the program's defaults, 256 threads and 32 floats, when there is no run yet), the tile (tile_dim = 32 in
 src/first_kernel.hpp, one padding column in the solution of exercise 00.3) and the SM count of the GPU of the
-committed results of chapter 02 (results/h100/02_bandwidth_latency.json), where this chapter's own run is absent.
+committed results of chapter 02 (results/h100/02_bandwidth.latency.json), where this chapter's own run is absent.
 """
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ def facts() -> dict:
         out.update(block=doc["config"]["block"], stride=doc["config"]["stride"])
         out.update(sm_count=doc["device"]["sm_count"], gpu=doc["device"]["name"])
     else:
-        other = ROOT / "results" / "h100" / "02_bandwidth_latency.json"
+        other = ROOT / "results" / "h100" / "02_bandwidth.latency.json"
         if other.is_file():
             doc = json.loads(other.read_text())
             out.update(sm_count=doc["device"]["sm_count"], gpu=doc["device"]["name"])

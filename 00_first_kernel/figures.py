@@ -1,5 +1,5 @@
 """Chapter 00: the ladder's table, the stride sweep, the memory-hierarchy table and the numbers the lesson
-quotes, from results/<gpu>/00_first_kernel.json (and 00_first_kernel_strides.json), with the L2 and HBM
+quotes, from results/<gpu>/00_first_kernel.json (and 00_first_kernel.strides.json), with the L2 and HBM
 latency and cudaMemcpy's bandwidth read from chapter 02's committed results of the same GPU.
 
 Until bench.sh has run on a GPU there is no 00_first_kernel.json: every block and value this chapter's own
@@ -56,7 +56,7 @@ def _times(x: float) -> str:
 def _latency_02(slug: str) -> tuple[float, float] | None:
     """Chapter 02's pointer chase: the latency of one load at the smallest footprint (in L2) and the
     largest (in HBM), in ns."""
-    doc = _sibling(slug, "02_bandwidth_latency")
+    doc = _sibling(slug, "02_bandwidth.latency")
     if not doc or not doc.get("rows"):
         return None
     rows = sorted(doc["rows"], key=lambda r: r["bytes"])
@@ -64,7 +64,7 @@ def _latency_02(slug: str) -> tuple[float, float] | None:
 
 
 def _latency_02_footprints(slug: str) -> tuple[str, str] | None:
-    doc = _sibling(slug, "02_bandwidth_latency")
+    doc = _sibling(slug, "02_bandwidth.latency")
     if not doc or not doc.get("rows"):
         return None
     rows = sorted(doc["rows"], key=lambda r: r["bytes"])
@@ -87,7 +87,7 @@ def _device_doc(results: dict[str, dict]) -> tuple[str, dict] | None:
     first = _first(results)
     if first:
         return first[0], first[1]["device"]
-    doc = _sibling("h100", "02_bandwidth_latency")
+    doc = _sibling("h100", "02_bandwidth.latency")
     return ("h100", doc["device"]) if doc else None
 
 
@@ -110,10 +110,10 @@ def _ladder_table(slug: str, doc: dict) -> str:
 
 
 def _stride_table(slug: str) -> str:
-    doc = _sibling(slug, "00_first_kernel_strides")
+    doc = _sibling(slug, "00_first_kernel.strides")
     if not doc:
         return PENDING
-    out = ["`copy_strided` alone at each stride (`results/" + slug + "/00_first_kernel_strides.json`). "
+    out = ["`copy_strided` alone at each stride (`results/" + slug + "/00_first_kernel.strides.json`). "
            "Sectors per warp load is arithmetic, not a measurement: 32 lanes reading 4 bytes each, `stride` floats "
            "apart, touch min(32, 4 × stride) sectors of 32 bytes.", "",
            "| Stride (floats) | Bytes between lanes | Sectors per warp load | GB/s | × stride 1 |",
@@ -140,7 +140,7 @@ def _hierarchy_table(results: dict[str, dict]) -> str:
     feet = _latency_02_footprints(slug)
     memcpy = _memcpy_02(slug)
     ours = f"`results/{slug}/00_first_kernel.json`"
-    ch02 = f"`results/{slug}/02_bandwidth_latency.json`"
+    ch02 = f"`results/{slug}/02_bandwidth.latency.json`"
 
     def level(name: str, key: str, unit: str) -> str:
         r = levels.get(name)
@@ -244,7 +244,7 @@ def values(results: dict[str, dict]) -> dict[str, str]:
         out["l1_ns"] = f"{levels['L1']['ns_per_load']:.1f} ns"
     if "L2" in levels:
         out["l2_gbs"] = _gbs(levels["L2"]["gbs"])
-    strides = _sibling(slug, "00_first_kernel_strides")
+    strides = _sibling(slug, "00_first_kernel.strides")
     if strides and "8" in strides["runs"]:
         out["stride_sectors_gbs"] = _gbs(strides["runs"]["8"]["rows"][0]["gbs"])
     if strides and "1" in strides["runs"]:

@@ -5,7 +5,7 @@
 # once with each direction's own rate, when each copy call returns (4 KiB and 32 MiB; host to device and
 # back, host to host, device to device); on a machine with 2 or more GPUs also the peer-to-peer matrix
 # (256 MiB).
-# Then the latency of one load (memory_latency, its default footprints) into RESULTS_DIR/02_bandwidth_latency.json.
+# Then the latency of one load (memory_latency, its default footprints) into RESULTS_DIR/02_bandwidth.latency.json.
 set -euo pipefail
 build_dir=${1:?usage: bench.sh BUILD_DIR RESULTS_DIR}
 results_dir=${2:?usage: bench.sh BUILD_DIR RESULTS_DIR}
@@ -22,5 +22,5 @@ echo "02_bandwidth: $gpus GPU(s); peer-to-peer matrix: $p2p"
 start=$SECONDS
 "$program" --min-size 1KiB --max-size 1GiB --step 4 --size 33554432 \
   --reps 20 --warmup 3 --p2p "$p2p" --p2p-size 256MiB --json "$results_dir/02_bandwidth.json"
-"$latency" --json "$results_dir/02_bandwidth_latency.json"
+"$latency" --json "$results_dir/02_bandwidth.latency.json"
 echo "02_bandwidth: done in $((SECONDS - start)) s"

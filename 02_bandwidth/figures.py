@@ -15,9 +15,9 @@ BLOCKS = ("earlier_runs", "k80_vs_today", "book_size", "duplex", "fits", "timing
 # comparison: commit (as the file names it) -> why. d495630 came before a rework of 28 of chapter 02's
 # source files (timing, checks, the tile kernel, the tuned copies), so its numbers are not this code's.
 EARLIER_CODE = {"d495630": "made before a rework of 28 of the chapter's source files"}
-# memory_latency's results sit beside the program's: results/<slug>/02_bandwidth_latency.json (bench.sh writes both).
+# memory_latency's results sit beside the program's: results/<slug>/02_bandwidth.latency.json (bench.sh writes both).
 RESULTS = pathlib.Path(__file__).resolve().parent.parent / "results"
-LATENCY_FILE = "02_bandwidth_latency.json"
+LATENCY_FILE = "02_bandwidth.latency.json"
 KIND_ORDER = ("pageable", "pinned", "write-combined", "registered", "device")
 
 

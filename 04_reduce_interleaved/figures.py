@@ -1,6 +1,6 @@
 """Chapter 04's generated parts: the results table beside the book's K80 figures and the time plot, from
 the ladder's figure code, and the inline numbers of its lesson, from its results and the profile of
-the whole ladder (results/<gpu>/05_reduce_unroll_profile.json).
+the whole ladder (results/<gpu>/05_reduce_unroll.profile.json).
 """
 from __future__ import annotations
 

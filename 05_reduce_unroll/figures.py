@@ -3,7 +3,7 @@ own, the targets (one launch vs CUB, judged by the runs' ranges), the run-to-run
 table (in two parts), and two plots (time per kernel; bandwidth vs size). Shared code:
 reduce_ladder/ladder_figures.py.
 
-The profiler table comes from its own results file, results/<gpu>/05_reduce_unroll_profile.json
+The profiler table comes from its own results file, results/<gpu>/05_reduce_unroll.profile.json
 (written by profile.sh from the ncu CSV), beside the timings in results/<gpu>/05_reduce_unroll.json.
 """
 from __future__ import annotations
@@ -192,8 +192,8 @@ def compute(doc: dict, profile: dict | None, slug: str) -> dict[str, str]:
 
 
 # Little's law (Question 3 and its answer): the DRAM latency chapter 02's memory_latency measured on the same GPU
-# (results/<gpu>/02_bandwidth_latency.json).
-LATENCY_RESULTS = "02_bandwidth_latency.json"
+# (results/<gpu>/02_bandwidth.latency.json).
+LATENCY_RESULTS = "02_bandwidth.latency.json"
 
 
 def ratio_span(ratios: list[float]) -> str:

@@ -9,7 +9,7 @@ profile.sh runs the program with --reps 1 --warmup 0 --json RUN_JSON under `ncu 
 keeps only the rungs' main kernels (not the small finishing launch, not CUB's single-tile pass): each
 rung then launches its kernel twice (the checked run, the timed run), in table order. Launch 2i+1 is
 rung i. RUN_JSON, the profiled run's own results file, gives the rung order, n, block and the device,
-so the profile file stands on its own: results/<gpu>/05_reduce_unroll_profile.json, read by figures.py.
+so the profile file stands on its own: results/<gpu>/05_reduce_unroll.profile.json, read by figures.py.
 """
 from __future__ import annotations
 

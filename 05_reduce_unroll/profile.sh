@@ -2,7 +2,7 @@
 # Nsight Compute on every rung of the ladder at 2^24 ints, block 512: the book's second table (global
 # load/store efficiency, branch efficiency, divergent branches, shared bank conflicts) for our kernels.
 #
-#   bash 05_reduce_unroll/profile.sh BUILD_DIR PROFILE_JSON     # e.g. results/h100/05_reduce_unroll_profile.json
+#   bash 05_reduce_unroll/profile.sh BUILD_DIR PROFILE_JSON     # e.g. results/h100/05_reduce_unroll.profile.json
 #
 # One ncu run, --clock-control none (the clocks the timings ran at). -k keeps the rungs' main kernels
 # (the small finishing launch and CUB's single-tile pass are left out); --reps 1 --warmup 0 makes each

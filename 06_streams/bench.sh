@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Chapter 06 benchmark: every scenario at the default size (256 MiB each way), timelines included.
 #   bash 06_streams/bench.sh <build_dir> <results_dir>   ->  <results_dir>/06_streams.json (+ 06_streams.trace.json)
-# Then the pipeline sweep at small sizes (64 KiB and 1 MiB each way) -> <results_dir>/06_streams_small.json.
+# Then the pipeline sweep at small sizes (64 KiB and 1 MiB each way) -> <results_dir>/06_streams.small.json.
 # Budget: about 1 minute on an H100 (2 minutes at most); one GPU is enough.
 set -euo pipefail
 build_dir=${1:?usage: bench.sh <build_dir> <results_dir>}
@@ -37,7 +37,7 @@ trap 'rm -rf "$small"' EXIT
 for size in 64KiB 1MiB; do
   timeout 60 "$program" --variants pipeline --reps 10 --warmup 2 --size "$size" --json "$small/$size.json" > /dev/null
 done
-python3 - "$results_dir/06_streams_small.json" "$small" <<'PY'
+python3 - "$results_dir/06_streams.small.json" "$small" <<'PY'
 import json, os, sys
 out, folder = sys.argv[1:3]
 runs = {}
@@ -47,7 +47,7 @@ for size in ("64KiB", "1MiB"):
     runs[size] = doc
 first = runs["64KiB"]
 merged = {key: first[key] for key in ("schema", "device", "date", "driver", "toolkit", "commit")}
-merged |= {"chapter": "06_streams_small", "what": "the pipeline sweep of `streams --variants pipeline` at small sizes "
+merged |= {"chapter": "06_streams", "what": "the pipeline sweep of `streams --variants pipeline` at small sizes "
            "(--size 64KiB and 1MiB), one results file of the program per size", "runs": runs}
 with open(out + ".tmp", "w") as f:
     json.dump(merged, f, indent=2)

@@ -7,9 +7,9 @@ import pathlib
 
 BLOCKS = ("streams_summary", "streams_scenarios", "streams_sweep", "streams_small", "streams_timelines")
 # The pipeline sweep at small sizes: one results file of the program per --size, gathered in
-# results/<gpu>/06_streams_small.json ("runs": size -> the program's results JSON).
+# results/<gpu>/06_streams.small.json ("runs": size -> the program's results JSON).
 RESULTS = pathlib.Path(__file__).resolve().parent.parent / "results"
-SMALL_FILE = "06_streams_small.json"
+SMALL_FILE = "06_streams.small.json"
 NO_RESULTS = "No results are committed yet: run `bash 06_streams/bench.sh build results/<gpu>` on a GPU."
 MISSING = "(not measured)"
 # PCIe per lane and direction, in theory: GT/s by generation, and the line code's payload share. Not a

@@ -5,7 +5,7 @@
 #
 # Writes RESULTS_DIR/03_reduce_divergence.json and 04_reduce_interleaved.json (2^24 and 2^28 ints),
 # 05_reduce_unroll.json (the whole ladder at 2^10 … 2^30 ints, with CUB) and, where Nsight Compute is
-# installed, 05_reduce_unroll_profile.json (05_reduce_unroll/profile.sh). Each program writes only its
+# installed, 05_reduce_unroll.profile.json (05_reduce_unroll/profile.sh). Each program writes only its
 # own chapter's file. A chapter whose folder is not in the tree is skipped.
 # Budget: about 2 minutes on an H100 (three programs ~40 s, ncu ~60 s); 3 minutes at most.
 set -euo pipefail
@@ -36,10 +36,10 @@ if [ ! -f "$profile" ]; then
   exit 0
 elif command -v ncu >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/ncu ]; then
   echo "== Nsight Compute (2^24, block 512)"
-  if timeout 150 bash "$profile" "$build" "$results/05_reduce_unroll_profile.json"; then
-    echo "profiler table written to $results/05_reduce_unroll_profile.json"
+  if timeout 150 bash "$profile" "$build" "$results/05_reduce_unroll.profile.json"; then
+    echo "profiler table written to $results/05_reduce_unroll.profile.json"
   else
-    echo "WARNING: Nsight Compute failed; no 05_reduce_unroll_profile.json written" >&2
+    echo "WARNING: Nsight Compute failed; no 05_reduce_unroll.profile.json written" >&2
   fi
 else
   echo "WARNING: ncu not found; no profiler table" >&2

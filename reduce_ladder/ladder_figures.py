@@ -11,7 +11,7 @@ from pathlib import Path
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 # Chapter 05's profiler results (profile.sh): read by every chapter whose lesson cites a counter.
-PROFILE = "05_reduce_unroll_profile.json"
+PROFILE = "05_reduce_unroll.profile.json"
 LIBRARY = "cub_device_reduce"
 
 # The book the ladder follows: its kernels, their names and the order of the rungs.

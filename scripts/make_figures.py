@@ -18,7 +18,8 @@ For each chapter folder with a diagrams.py (concept diagrams, drawn from the cod
 --check also fails when a page references an image (\image html NAME) that docs/images lacks, when a
 lesson's image has no caption (\image html NAME "One sentence saying what to look at."), and when a
 diagram is stale (its diagrams.py, the shared style or a fact it read changed since it was drawn), missing,
-or edited by hand.
+or edited by hand, and when a results file breaks the naming rule results/<gpu>/<chapter>.json or
+results/<gpu>/<chapter>.<kind>.json (scripts/results_schema.py: misnamed).
 
     python3 scripts/make_figures.py            # redraw plots, rewrite tables
     python3 scripts/make_figures.py --check    # fail if a README block differs from the results (CI)
@@ -41,16 +42,13 @@ CAPTIONED = re.compile(r'^\\image html [\w.-]+[ \t]+"[^"\n]*\w[^"\n]*"', re.M)
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # scripts/: diagram_lock here, diagram_style for draw()
 import diagram_lock  # noqa: E402
+import results_schema  # noqa: E402
 
 
 def load_results(chapter: str) -> dict[str, dict]:
     """gpu slug -> results JSON, for every results/<gpu>/<chapter>.json, each checked against the chapter's
     schema (scripts/results_schema.py): a malformed file (empty, truncated, not a results object, a missing
     or mistyped field, NaN or Infinity) ends the run with one line naming the file and the field, exit 2."""
-    if str(Path(__file__).resolve().parent) not in sys.path:
-        sys.path.insert(0, str(Path(__file__).resolve().parent))
-    import results_schema
-
     out = {}
     for path in sorted((ROOT / "results").glob(f"*/{chapter}.json")):
         try:
@@ -165,6 +163,9 @@ def main() -> int:
                   f"{PINNED_MATPLOTLIB} (python3 -m pip install matplotlib=={PINNED_MATPLOTLIB}): other versions "
                   "redraw every PNG with small differences", file=sys.stderr)
     stale = []
+    for problem in results_schema.misnamed(ROOT):  # one naming rule, so that a reader finds every file
+        print(f"results name: {problem}", file=sys.stderr)
+        stale.append(problem)
     lock = diagram_lock.load_lock(images)
     for chapter in chapters:
         if chapter in diagram_chapters and not args.check:

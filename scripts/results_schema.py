@@ -8,11 +8,19 @@ naming the file and the field, so that no lesson ever prints "nan x" or a traceb
 The row fields below are those every row of the chapter's results file has (the programs write them
 through course::RunReport, common/src/report.cpp); fields some rows have are checked for finiteness and
 for one type per field across the file, not for presence. Python 3 standard library only.
+
+misnamed() holds every results file to one naming rule (issue 29): results/<gpu>/<chapter>.json for a
+chapter's main run, results/<gpu>/<chapter>.<kind>.json for any other file of that chapter (a second
+program, a sweep, a profile, a listing), <chapter> being a chapter folder NN_topic of the tree. Readers then
+find a chapter's files by that one pattern (scripts/figures_lib.py). `python3 scripts/results_schema.py` runs
+it alone; make_figures.py runs it on every call, --check included (CI).
 """
 from __future__ import annotations
 
 import json
 import math
+import re
+import sys
 from pathlib import Path
 
 NUMBER = "a finite number"
@@ -141,3 +149,55 @@ def load(path: Path, chapter: str, name: str | None = None) -> dict:
         raise ResultsError(f"{name}: nested too deeply to be a results file")
     check(data, chapter, name)
     return data
+
+
+NAME_RULE = "<chapter>.json or <chapter>.<kind>.json (kind: lower-case letters, digits, '_')"
+_NAME = re.compile(r"(?P<chapter>[^.]+)(?:\.(?P<kind>[a-z0-9_]+))?\.json")
+
+
+def _suggested(stem: str, chapters: set[str]) -> str:
+    """'00_first_kernel_strides' -> ', e.g. 00_first_kernel.strides.json' where 00_first_kernel is a chapter."""
+    for chapter in sorted(chapters, key=len, reverse=True):
+        if stem.startswith(chapter + "_"):
+            return f", e.g. {chapter}.{stem[len(chapter) + 1:]}.json (git mv, then update its writer and readers)"
+    return ""
+
+
+def misnamed(root: Path) -> list[str]:
+    """One line per results/<gpu>/*.json under `root` that breaks the naming rule: its name is not
+    <chapter>.json or <chapter>.<kind>.json after a chapter folder of the tree, or its "chapter" field names
+    another chapter (files written before the rule may still say <chapter>_<kind> there). The sub-folders
+    (results/<gpu>/grading/, the grader's reports) are not results files and are left alone."""
+    chapters = {p.name for p in root.glob("[0-9][0-9]_*") if p.is_dir()}
+    out = []
+    for path in sorted((root / "results").glob("*/*.json")):
+        rel = path.relative_to(root).as_posix()
+        m = _NAME.fullmatch(path.name)
+        if not m or m["chapter"] not in chapters:
+            stem = path.name[:-len(".json")]
+            out.append(f"{rel}: not named {NAME_RULE} after a chapter folder{_suggested(stem, chapters)}")
+            continue
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+            continue  # load() names what is wrong with the file itself
+        field = data.get("chapter") if isinstance(data, dict) else None
+        allowed = {m["chapter"]} | ({f"{m['chapter']}_{m['kind']}"} if m["kind"] else set())
+        if field is not None and field not in allowed:
+            out.append(f"{rel}: its \"chapter\" field is {json.dumps(field)}, not the chapter its name gives "
+                       f"({m['chapter']})")
+    return out
+
+
+def main() -> int:
+    root = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parent.parent
+    problems = misnamed(root)
+    for line in problems:
+        print(f"results name: {line}", file=sys.stderr)
+    if not problems:
+        print(f"every results file is named {NAME_RULE}")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -48,7 +48,7 @@ int run(int argc, char** argv) {
       throw course::UsageError("--footprints " + bandwidth::size_label(bytes) + ": does not fit in the " +
                                "device memory that is free (" + bandwidth::size_label(free_bytes) + ")");
 
-  course::RunReport report("02_bandwidth_latency", argc, argv, common);
+  course::RunReport report("02_bandwidth", argc, argv, common);
   report.results().set_device(info);
   report.results().config() = {{"footprints", footprints}, {"loads", loads}, {"seed", seed},
                                {"line_bytes", bandwidth::latency_line_bytes},
