@@ -164,3 +164,37 @@ if(Python3_Interpreter_FOUND AND EXISTS "${PROJECT_SOURCE_DIR}/scripts/tests/tes
     endif()
   endforeach()
 endif()
+
+# course_add_probe(<NN.k> [CPU_ONLY] [TIMED] SOURCES … LIBRARIES …)
+#   The exercise's grading probe: target probe_NN_k (common/include/common/probe.hpp), instructor code linked
+#   with the exercise's file. scripts/course grade runs it in the student's build and in the instructor's, each
+#   sandboxed, and compares their raw outputs itself (issue 30). Its own test, probe.NN.k (label probe), runs it
+#   twice with one seed (the cases must be identical) and, for a TIMED probe whose exercise is not built in its
+#   stub form here, the timed protocol for `exercise` and `reference` with one nonce (their checks must agree).
+function(course_add_probe id)
+  cmake_parse_arguments(ARG "CPU_ONLY;TIMED" "" "SOURCES;LIBRARIES" ${ARGN})
+  if(NOT id MATCHES "^([0-9][0-9])\\.([1-9][0-9]*)$")
+    message(FATAL_ERROR "course_add_probe(${id}): not an exercise id NN.k")
+  endif()
+  set(target probe_${CMAKE_MATCH_1}_${CMAKE_MATCH_2})
+  add_executable(${target} ${ARG_SOURCES})
+  _course_target_defaults(${target} "${ARG_CPU_ONLY}")
+  target_link_libraries(${target} PRIVATE ${ARG_LIBRARIES})
+  set(timed_args "")
+  # A stub (-DCOURSE_EXERCISES, or a handout, whose exercise files are stubs) computes something else.
+  if(ARG_TIMED AND NOT id IN_LIST _course_stub_ids
+     AND NOT EXISTS "${PROJECT_SOURCE_DIR}/scripts/course_lib/handout.json")
+    set(timed_args --timed)
+  endif()
+  find_package(Python3 COMPONENTS Interpreter QUIET)
+  if(Python3_Interpreter_FOUND)
+    add_test(NAME probe.${id}
+      COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/course_lib/probe_check.py self-test
+              $<TARGET_FILE:${target}> ${timed_args})
+    set(kind gpu)
+    if(ARG_CPU_ONLY)
+      set(kind cpu)
+    endif()
+    set_tests_properties(probe.${id} PROPERTIES LABELS "probe;${kind}" SKIP_RETURN_CODE 77 TIMEOUT 600)
+  endif()
+endfunction()
