@@ -147,21 +147,19 @@ function(course_add_exercise_tests binary)
   endforeach()
 endfunction()
 
-# The kit's own tests: scripts/course on a tiny fixture course (plain C++, no CUDA). Instructor-only
-# (scripts/tests/ is not in a handout), so a handout registers nothing here.
+# The kit's own tests: one file per module of scripts/course_lib/ (scripts/tests/test_<module>.py; most run
+# scripts/course on a tiny fixture course, plain C++, no CUDA), the grader's defences (issue 30: the sandbox,
+# the perf rule, the report excerpts, the cheats graded end to end) and the module-size rule. Instructor-only
+# (scripts/tests/ is not in a handout), so a handout registers nothing here. A test skipped where bubblewrap
+# cannot make namespaces says so (exit 0, 'skipped').
 find_package(Python3 QUIET COMPONENTS Interpreter)
-if(Python3_Interpreter_FOUND AND EXISTS "${PROJECT_SOURCE_DIR}/scripts/tests/test_course.py")
-  add_test(NAME course.kit_tests
-    COMMAND ${Python3_EXECUTABLE} "${PROJECT_SOURCE_DIR}/scripts/tests/test_course.py")
-  set_tests_properties(course.kit_tests PROPERTIES LABELS "cpu;kit" TIMEOUT 1200)
-  # The grader's defences (issue 30): the sandbox, the perf rule and the report excerpts, and the cheats
-  # graded end to end. A test skipped where bubblewrap cannot make namespaces says so (exit 0, 'skipped').
-  foreach(kit_test IN ITEMS sandbox scoring handout_links grade_cheats)
-    if(EXISTS "${PROJECT_SOURCE_DIR}/scripts/tests/test_${kit_test}.py")
-      add_test(NAME course.kit_${kit_test}
-        COMMAND ${Python3_EXECUTABLE} "${PROJECT_SOURCE_DIR}/scripts/tests/test_${kit_test}.py")
-      set_tests_properties(course.kit_${kit_test} PROPERTIES LABELS "cpu;kit" TIMEOUT 2400)
-    endif()
+if(Python3_Interpreter_FOUND AND EXISTS "${PROJECT_SOURCE_DIR}/scripts/tests/kit_fixture.py")
+  file(GLOB kit_test_files CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/scripts/tests/test_*.py")
+  foreach(kit_test_file IN LISTS kit_test_files)
+    get_filename_component(kit_test "${kit_test_file}" NAME_WE)
+    string(REGEX REPLACE "^test_" "" kit_test "${kit_test}")
+    add_test(NAME course.kit_${kit_test} COMMAND ${Python3_EXECUTABLE} "${kit_test_file}")
+    set_tests_properties(course.kit_${kit_test} PROPERTIES LABELS "cpu;kit" TIMEOUT 2400)
   endforeach()
 endif()
 

@@ -8,7 +8,7 @@ or leaked, on the grader before the sandbox and the stub-relative perf rule):
 - doing nothing: an untouched optimize stub 2x slower than the reference (3 of 5 points under
   CS149's rule on the fixture; 16/30 on 01.3 on the H100), and the real course's 01.3 handout.
 
-The fixture course (scripts/tests/fixture, see test_course.py) is made in /var/tmp, outside /tmp, so
+The fixture course (scripts/tests/fixture, see kit_fixture.py) is made in /var/tmp, outside /tmp, so
 that it is the sandbox's mounts, not the private /tmp alone, that hide it.
 
     python3 scripts/tests/test_grade_cheats.py [-v]
@@ -28,7 +28,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from test_course import REPO, edit, git, make_fixture, tool  # noqa: E402
+from kit_fixture import REPO, edit, git, make_fixture, tool  # noqa: E402
 from test_sandbox import WHY_NOT, survivors  # noqa: E402
 
 SLEEPER = "617.25"  # the double-forked process's argument: `sleep 617.25`, found by it afterwards

@@ -1,0 +1,19 @@
+"""What a grade runs with: the exercises, the seed, the limits, the GPU and the sandbox."""
+from __future__ import annotations
+
+import dataclasses
+import threading
+
+from . import sandbox as sandboxing
+
+
+@dataclasses.dataclass
+class GradeOptions:
+    exercises: list[str]
+    seed: int
+    timeout: float
+    jobs: int
+    gpu: bool
+    gpu_name: str | None
+    gpu_lock: threading.Lock
+    sandbox: sandboxing.Sandbox | None = None  # None: the instructor's own code (check-wrong), or --no-sandbox

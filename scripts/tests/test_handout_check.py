@@ -1,0 +1,46 @@
+#!/usr/bin/env python3
+"""`handout --check` (course_lib/handout_check.py) on the fixture course: a sound handout passes, and each
+kind of unsound one (a stub that passes, a solution that fails, a leak) is reported.
+
+    python3 scripts/tests/test_handout_check.py [-v] [TestClass.test_name]
+"""
+from __future__ import annotations
+
+import sys
+import unittest
+from pathlib import Path
+
+sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parent.parent)]
+from kit_fixture import FixtureCase, edit, git, make_fixture, tool  # noqa: E402
+
+
+class CheckTests(FixtureCase):
+    def test_check_passes_on_a_good_course(self):
+        result = tool(self.repo, "handout", "--check")
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.assertIn("exercise 01.1: fails on its stub", result.stdout)
+        # The fixture's optimize exercise is timed on this CPU: on a loaded machine its solution can score
+        # 4/5, which --check notes as timing noise rather than proving the stub slow. Either is a pass.
+        self.assertTrue("exercise 02.1: stub correct but slow" in result.stdout
+                        or "exercise 02.1: the solution scored" in result.stdout
+                        and "timing noise on a busy machine?" in result.stdout, result.stdout)
+        self.assertIn("exercise 01.2: not checkable without a GPU", result.stdout)
+        self.assertIn("PASSED", result.stdout)
+
+    def test_check_fails_on_a_right_stub_a_leak_and_an_empty_suite(self):
+        repo = make_fixture(self.tmp / "broken-course")
+        edit(repo / "01_sums/src/sums.cpp", "  (void)values;\n  return 0;",
+             "  long long s = 0;\n  for (const int v : values) s += static_cast<long long>(v) * v;\n  return s;")
+        (repo / "01_sums/README.md").write_text("The answer:\n\n    long long total_of_squares = 0;\n")
+        edit(repo / "02_scale/tests/test_scale.cpp", 'TEST_SUITE("exercise 02.1")', 'TEST_SUITE("exercise 2.1")')
+        git(repo, "add", "-A")
+        result = tool(repo, "handout", "--check")
+        self.assertEqual(result.returncode, 1, result.stdout + result.stderr)
+        self.assertIn("exercise 01.1: its tests pass on the stub", result.stdout)
+        self.assertIn("solution line leaks into the handout at 01_sums/README.md:3", result.stdout)
+        self.assertIn("exercise.02.1 ran no test case", result.stdout)
+        self.assertIn("FAILED", result.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main()
