@@ -11,6 +11,8 @@ For each chapter folder NN_topic with a figures.py, loads every results/<gpu>/NN
   - values(results) (optional) gives the text of each inline value
         <!-- value:NAME -->1.72x<!-- /value -->
     so that a measured number in lesson prose (or an answer key) is generated too, never typed.
+The chapter tables of README.md and docs/mainpage.md are generated from the chapter folders too
+(scripts/chapter_tables.py: each chapter's README title line and its chapter-summary / chapter-needs lines).
 For each chapter folder with a diagrams.py (concept diagrams, drawn from the code's facts):
   - draw(docs/images) writes its SVGs chNN_<idea>_diagram.svg (with scripts/ on sys.path, so that it can
     `from diagram_style import ...`), and docs/images/diagrams.lock records the hashes of what the drawing
@@ -41,6 +43,7 @@ IMAGE = re.compile(r"^\\image html ([\w.-]+)", re.M)
 CAPTIONED = re.compile(r'^\\image html [\w.-]+[ \t]+"[^"\n]*\w[^"\n]*"', re.M)
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # scripts/: diagram_lock here, diagram_style for draw()
+import chapter_tables  # noqa: E402
 import diagram_lock  # noqa: E402
 import results_schema  # noqa: E402
 
@@ -197,6 +200,30 @@ def main() -> int:
                 else:
                     page.write_text(new_text)
                     print(f"{chapter.name}: rewrote {label} tables and values")
+    # The course map (README.md, docs/mainpage.md): one row per chapter folder, from its README.
+    try:
+        course_pages = chapter_tables.tables(ROOT)
+    except chapter_tables.ChapterError as error:
+        print(f"chapter tables: {error}", file=sys.stderr)
+        stale.append(str(error))
+        course_pages = {}
+    for page, blocks in course_pages.items():
+        label = page.relative_to(ROOT).as_posix()
+        new_text, missing = rewrite(page, blocks, {})
+        for name in missing:
+            print(f"{label}: '{name}' is not given by scripts/chapter_tables.py", file=sys.stderr)
+            stale.append(f"{label}:{name}")
+        if f"<!-- BEGIN generated:{chapter_tables.BLOCK} -->" not in new_text:
+            print(f"{label}: has no generated:{chapter_tables.BLOCK} block (the chapter table)", file=sys.stderr)
+            stale.append(f"{label}:{chapter_tables.BLOCK}")
+        if new_text != page.read_text():
+            if args.check:
+                print(f"{label}: the chapter table differs from the chapter folders (run python3 "
+                      "scripts/make_figures.py)", file=sys.stderr)
+                stale.append(label)
+            else:
+                page.write_text(new_text)
+                print(f"rewrote the chapter table of {label}")
     if not args.check and diagram_chapters:
         if not args.chapter:  # a full run drops the entries of chapters that no longer draw diagrams
             lock = {name: entry for name, entry in lock.items() if ROOT / name in diagram_chapters}
