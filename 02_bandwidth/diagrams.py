@@ -7,13 +7,15 @@
 - ch02_warp_access_diagram.svg: which int4 each thread copies on each trip of a grid-stride loop, for a toy
   grid, in the two mappings of exercise 02.1's contract (src/grid_stride_map.hpp): the coalesced one, where
   neighbouring threads take neighbouring int4s, and the handout's chunked one, where each thread takes a
-  contiguous run of its own. The facts it uses are the code's: 16-byte int4s, 128-byte lines, 32-thread
-  warps (WARP_SIZE below is checked against grid_stride_map.hpp's warp_size).
+  contiguous run of its own. The facts it uses are the code's: 16-byte int4s, 128-byte lines, and the
+  warp size the CUDA runtime reports (cudaDeviceProp::warpSize, the width grid_stride_map.hpp's warp_size
+  stands for), as a program wrote it on the measured GPU: the committed kernel listings
+  results/<gpu>/07_multigpu_fd.variants.json ("extra" -> "sm" -> "warp_size"), never the C++ text.
 """
 from __future__ import annotations
 
+import json
 import pathlib
-import re
 
 from diagram_style import SMALL, arrow, box, edge, label, legend, new_diagram, save
 
@@ -22,13 +24,22 @@ INT4_BYTES = 16
 LINE_BYTES = 128
 
 
+# Where a program wrote the runtime's warp size: wave_fd --list-variants records the device's limits.
+RESULTS = CHAPTER.parent / "results"
+LISTING = "07_multigpu_fd.variants.json"
+
+
 def _warp_size() -> int:
-    """warp_size as grid_stride_map.hpp declares it (the one fact this script reads from C++)."""
-    text = (CHAPTER / "src" / "grid_stride_map.hpp").read_text()
-    found = re.search(r"inline constexpr std::size_t warp_size = (\d+);", text)
-    if not found:
-        raise SystemExit("diagrams.py: no warp_size in src/grid_stride_map.hpp")
-    return int(found.group(1))
+    """cudaDeviceProp::warpSize as the committed listings recorded it; they must agree."""
+    found = {}
+    for path in sorted(RESULTS.glob(f"*/{LISTING}")):
+        warp = json.loads(path.read_text()).get("extra", {}).get("sm", {}).get("warp_size")
+        if not isinstance(warp, int) or isinstance(warp, bool) or warp < 1:
+            raise SystemExit(f"diagrams.py: {path.relative_to(CHAPTER.parent)} lists no warp size (extra.sm.warp_size)")
+        found[path.parent.name] = warp
+    if len(set(found.values())) != 1:
+        raise SystemExit(f"diagrams.py: need one warp size from results/<gpu>/{LISTING}, found {found or 'none'}")
+    return next(iter(found.values()))
 
 
 def _copy_paths(out_dir: pathlib.Path) -> str:

@@ -7,26 +7,41 @@
   and the halo exchange: each slab's first and last `halo` rows go into its neighbours' ghost rows; the
   mesh's outer ghost rows stay zero (the wall).
 
-The one fact both read from the code is the star's radius, `halo` in src/stencil.hpp (the ghost-row count
-too). The tile and slab sizes are drawn small on purpose and carry no number.
+The one fact both take from the code is the star's radius, `halo` in src/stencil.hpp (the ghost-row count
+too), read from the program's own listing of it, `wave_fd --list-variants --json` committed as
+results/<gpu>/07_multigpu_fd.variants.json ("extra" -> "stencil" -> "halo"), never from the C++ text. The
+tile and slab sizes are drawn small on purpose and carry no number.
 """
 from __future__ import annotations
 
+import json
 import pathlib
-import re
 
 from diagram_style import SMALL, arrow, box, edge, fill, label, new_diagram, save
 
 CHAPTER = pathlib.Path(__file__).resolve().parent
 
 
+RESULTS = CHAPTER.parent / "results"
+LISTING = f"{CHAPTER.name}.variants.json"
+
+
 def stencil_radius() -> int:
-    """`inline constexpr int halo = N;` from src/stencil.hpp: the star's reach and the ghost-row count."""
-    text = (CHAPTER / "src" / "stencil.hpp").read_text()
-    found = re.findall(r"inline constexpr int halo = (\d+);", text)
-    if len(found) != 1:
-        raise SystemExit("diagrams.py: expected one `inline constexpr int halo = N;` in src/stencil.hpp")
-    return int(found[0])
+    """The stencil's halo (src/stencil.hpp's `halo`: the star's reach and the ghost-row count) as wave_fd
+    lists it in every committed listing, results/<gpu>/07_multigpu_fd.variants.json; the listings must agree."""
+    found = {}
+    for path in sorted(RESULTS.glob(f"*/{LISTING}")):
+        halo = json.loads(path.read_text()).get("extra", {}).get("stencil", {}).get("halo")
+        if not isinstance(halo, int) or isinstance(halo, bool) or halo < 1:
+            raise SystemExit(f"diagrams.py: {path.relative_to(CHAPTER.parent)} lists no stencil halo "
+                             "(extra.stencil.halo): run wave_fd --list-variants --json again")
+        found[path.parent.name] = halo
+    if not found:
+        raise SystemExit(f"diagrams.py: no results/<gpu>/{LISTING} (wave_fd --list-variants --json FILE, "
+                         "written by 07_multigpu_fd/bench.sh) to take the stencil halo from")
+    if len(set(found.values())) != 1:
+        raise SystemExit(f"diagrams.py: the committed listings disagree on the stencil halo: {found}")
+    return next(iter(found.values()))
 
 
 def _cell(ax, x, y, size, kind, text="", fontsize=SMALL):
