@@ -16,18 +16,25 @@ import time
 from pathlib import Path
 
 from . import sandbox as sandboxing
-from .build import gpu_available, one_line
+from .build import gpu_available
 from .errors import ToolError, UsageError
-from .gradebook import student_name, submission_entries, unpack, write_gradebook
+from .gradebook import grade_class, submission_entries, unique_names, write_gradebook
 from .grading import GRADE_SCHEMA, SCORE_RULE, grade_tree
 from .handout import find_leaks, marker_remnants, prepare_out, secret_lines, write_handout
 from .handout_check import check_handout
-from .known_wrong import CHECK_WRONG_SCHEMA, VERDICTS, WRONG_FORM, check_known_wrong, load_known_wrong, untracked_known_wrong, write_json, wrong_line
+from .known_wrong import (
+    CHECK_WRONG_SCHEMA, VERDICTS, WRONG_FORM, check_known_wrong, load_known_wrong, untracked_known_wrong,
+    write_json, wrong_line,
+)
 from .options import GradeOptions
 from .perf import PERF_RULE
 from .proc import CHILDREN, CHILDREN_LOCK, Terminated, end_group, git_head, on_signal
-from .reports import check_distinct_files, check_output_file, check_output_folder, markdown_report, terminal_table, write_reports
+from .reports import check_distinct_files, check_output_file, check_output_folder, terminal_table, write_reports
 from .tree import Course, MANIFEST, ROOT, load_course
+
+# The first paragraph of scripts/course's own docstring: what `course --help` says first.
+DESCRIPTION = ("The classroom kit: list the exercises, make a student handout, check it, prove the grader rejects\n"
+               "known-wrong solutions, grade a submission, grade a class.")
 
 
 def cmd_list(args) -> int:
@@ -162,47 +169,9 @@ def cmd_gradebook(args) -> int:
     cores = max(1, (os.cpu_count() or 2) // jobs)
     print(f"gradebook: {len(entries)} submissions, exercises {', '.join(ids)}; seed {seed}; GPU: "
           f"{gpu_name if gpu else 'none'}; {jobs} at a time", flush=True)
-    lock = threading.Lock()
-    names: dict[Path, str] = {}
-    for entry in entries:
-        name = student_name(entry)
-        names[entry] = name if name not in names.values() else entry.name
-
-    def grade_one(entry: Path) -> dict:
-        work = Path(tempfile.mkdtemp(prefix="course-book-"))
-        options = GradeOptions(ids, seed, args.timeout, cores, gpu, gpu_name, lock, sandbox)
-        try:
-            tree = unpack(entry, work / "submission")
-            report = grade_tree(course, tree, work / "grade", options)
-            report["submission"] = str(entry)
-            return report
-        except (ValueError, OSError, UsageError) as error:
-            return {"error": one_line(str(error))}
-        except ToolError:
-            raise
-        except Exception as error:  # one broken submission is a row, never the end of the gradebook
-            return {"error": one_line(f"grader failed on this submission: {type(error).__name__}: {error}")}
-        finally:
-            shutil.rmtree(work, ignore_errors=True)
-
-    results: dict[Path, dict] = {}
-    done = 0
-    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = {pool.submit(grade_one, e): e for e in entries}
-        for future in concurrent.futures.as_completed(futures):
-            entry = futures[future]
-            report = future.result()
-            results[entry] = report
-            done += 1
-            name = names[entry]
-            if "error" in report:
-                summary = f"error: {report['error']}"
-            else:
-                report["student"] = name
-                (reports_dir / f"{name}.json").write_text(json.dumps(report, indent=2) + "\n")
-                (reports_dir / f"{name}.md").write_text(markdown_report(report))
-                summary = f"{report['points']}/{report['max_points']} in {report['timing']['total_s']:.0f} s"
-            print(f"[{done:>{len(str(len(entries)))}}/{len(entries)}] {name}: {summary}", flush=True)
+    names = unique_names(entries)
+    options = GradeOptions(ids, seed, args.timeout, cores, gpu, gpu_name, threading.Lock(), sandbox)
+    results = grade_class(course, entries, names, options, jobs, reports_dir)
     write_gradebook(csv_path, [(names[e], results[e]) for e in entries], ids, course)
     print(f"gradebook: {csv_path} ({len(entries)} rows); per-student reports in {reports_dir}")
     return 0
@@ -301,17 +270,27 @@ def seed(text: str) -> int:
 
 
 def make_parser() -> Parser:
-    parser = Parser(prog="course", description=__doc__.split("\n\n")[0],
+    parser = Parser(prog="course", description=DESCRIPTION,
                     formatter_class=argparse.RawDescriptionHelpFormatter,
                     epilog="Each command takes --help. The manual: docs/instructors.md.")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    add_list_command(commands)
+    add_handout_command(commands)
+    add_grade_command(commands)
+    add_check_wrong_command(commands)
+    add_gradebook_command(commands)
+    return parser
 
+
+def add_list_command(commands) -> None:
     p = commands.add_parser("list", help="the exercises: id, chapter, title, kind, points, gpu, tests",
                             description="Lists every exercise the chapters declare (NN_topic/exercises.json), "
                             "after checking the metadata and the solution markers.")
     p.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
     p.set_defaults(func=cmd_list)
 
+
+def add_handout_command(commands) -> None:
     p = commands.add_parser("handout", help="make the student tree (or --check it)",
                             description="Copies the tracked files to --out with the selected exercises' "
                             "solution regions replaced by their stubs (the other regions keep their solution), "
@@ -330,24 +309,15 @@ def make_parser() -> Parser:
     p.add_argument("--keep", action="store_true", help="--check: keep the temporary folder and say where")
     p.set_defaults(func=cmd_handout)
 
-    def grading_options(p):
-        p.add_argument("--exercises", metavar="IDS", help="exercises to grade: 03.1,06.2 or all (default all)")
-        p.add_argument("--chapters", metavar="NN,...", help="every exercise of these chapters")
-        p.add_argument("--seed", type=seed, metavar="N",
-                       help="COURSE_SEED for the tests' inputs (default: a fresh one, printed)")
-        p.add_argument("--timeout", type=seconds, default=120, metavar="S",
-                       help="seconds each test may run before it scores 0 (default 120)")
-        if p.prog.split()[-1] in ("grade", "gradebook"):
-            p.add_argument("--no-sandbox", action="store_true",
-                           help="run the submission's code without bubblewrap (the report says so)")
 
+def add_grade_command(commands) -> None:
     p = commands.add_parser("grade", help="grade one student tree",
                             description="Builds the student tree (--repo) in its own build folder with this "
                             "repository's tests, exercise metadata and build files laid over it, runs each "
                             "exercise's tests and scores it. " + SCORE_RULE.capitalize() + "; " + PERF_RULE +
                             ". Exit 0 when grading completed, whatever the score.")
     p.add_argument("--repo", default=".", metavar="DIR", help="the student's tree (default: the current folder)")
-    grading_options(p)
+    add_grading_options(p)
     p.add_argument("--json", metavar="F", help="write the report as JSON (schema " + GRADE_SCHEMA + ")")
     p.add_argument("--junit", metavar="F", help="write the report as JUnit XML (one testcase per exercise)")
     p.add_argument("--markdown", metavar="F", help="write the report as Markdown")
@@ -355,6 +325,8 @@ def make_parser() -> Parser:
     p.add_argument("--keep", action="store_true", help="keep the temporary build folder and say where")
     p.set_defaults(func=cmd_grade)
 
+
+def add_check_wrong_command(commands) -> None:
     p = commands.add_parser("check-wrong", help="prove the grader rejects the known-wrong solutions",
                             description="For each known-wrong solution (NN_topic/instructor/wrong/<id>-<slug>.<ext>, "
                             "line 1 '// " + WRONG_FORM + "'): puts its lines in the stub branch of its region (the "
@@ -374,6 +346,8 @@ def make_parser() -> Parser:
     p.add_argument("--keep", action="store_true", help="keep the temporary folder and say where")
     p.set_defaults(func=cmd_check_wrong)
 
+
+def add_gradebook_command(commands) -> None:
     p = commands.add_parser("gradebook", help="grade a class: one CSV row per submission",
                             description="Grades every entry of SUBMISSIONS (a folder, a bare git repository or a "
                             ".tar.gz per student; the entry's name is the student's) in isolation: its own copy "
@@ -382,11 +356,23 @@ def make_parser() -> Parser:
                             "<csv name>-reports/ beside the CSV. A broken submission is a row, never a stop.")
     p.add_argument("submissions", metavar="SUBMISSIONS", help="folder holding one entry per student")
     p.add_argument("--csv", required=True, metavar="F", help="the gradebook to write")
-    grading_options(p)
+    add_grading_options(p)
     p.add_argument("--jobs", type=positive_int, metavar="N",
                    help="submissions graded at once (default 1; GPU and perf runs still take turns)")
     p.set_defaults(func=cmd_gradebook)
-    return parser
+
+
+def add_grading_options(p) -> None:
+    """The options grade and gradebook share."""
+    p.add_argument("--exercises", metavar="IDS", help="exercises to grade: 03.1,06.2 or all (default all)")
+    p.add_argument("--chapters", metavar="NN,...", help="every exercise of these chapters")
+    p.add_argument("--seed", type=seed, metavar="N",
+                   help="COURSE_SEED for the tests' inputs (default: a fresh one, printed)")
+    p.add_argument("--timeout", type=seconds, default=120, metavar="S",
+                   help="seconds each test may run before it scores 0 (default 120)")
+    if p.prog.split()[-1] in ("grade", "gradebook"):
+        p.add_argument("--no-sandbox", action="store_true",
+                       help="run the submission's code without bubblewrap (the report says so)")
 
 
 def refuse_empty_values(args) -> None:

@@ -1,15 +1,23 @@
-"""Grading a class: the submissions of a folder (trees, tar or zip archives) and the CSV gradebook."""
+"""Grading a class: the submissions of a folder (work trees, bare git repositories or .tar.gz archives),
+graded a few at a time, each into a per-student report and a row of the CSV gradebook."""
 from __future__ import annotations
 
+import concurrent.futures
 import io
+import json
 import os
 import shutil
 import subprocess
 import tarfile
+import tempfile
 from pathlib import Path
 
 from .build import one_line
+from .errors import ToolError, UsageError
+from .grading import grade_tree
+from .options import GradeOptions
 from .proc import last_line
+from .reports import markdown_report
 from .tree import Course
 
 
@@ -21,6 +29,60 @@ def submission_entries(folder: Path) -> list[Path]:
         if path.is_dir() or path.name.endswith((".tar.gz", ".tgz")):
             entries.append(path)
     return entries
+
+
+def unique_names(entries: list[Path]) -> dict[Path, str]:
+    """Each submission's student name (its file name without the archive suffix); a name already taken
+    falls back to the full file name."""
+    names: dict[Path, str] = {}
+    for entry in entries:
+        name = student_name(entry)
+        names[entry] = name if name not in names.values() else entry.name
+    return names
+
+
+def grade_class(course: Course, entries: list[Path], names: dict[Path, str], options: GradeOptions, jobs: int,
+                reports_dir: Path) -> dict[Path, dict]:
+    """Grades `jobs` submissions at a time, writing each one's JSON and Markdown report as it finishes
+    and printing one progress line; returns each submission's report (or {"error": why})."""
+    results: dict[Path, dict] = {}
+    done = 0
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        futures = {pool.submit(grade_submission, course, e, options): e for e in entries}
+        for future in concurrent.futures.as_completed(futures):
+            entry = futures[future]
+            report = future.result()
+            results[entry] = report
+            done += 1
+            name = names[entry]
+            if "error" in report:
+                summary = f"error: {report['error']}"
+            else:
+                report["student"] = name
+                (reports_dir / f"{name}.json").write_text(json.dumps(report, indent=2) + "\n")
+                (reports_dir / f"{name}.md").write_text(markdown_report(report))
+                summary = f"{report['points']}/{report['max_points']} in {report['timing']['total_s']:.0f} s"
+            print(f"[{done:>{len(str(len(entries)))}}/{len(entries)}] {name}: {summary}", flush=True)
+    return results
+
+
+def grade_submission(course: Course, entry: Path, options: GradeOptions) -> dict:
+    """One submission unpacked and graded in its own work folder; whatever it holds, a report or
+    {"error": why}, never an exception (but a ToolError: the tool itself cannot go on)."""
+    work = Path(tempfile.mkdtemp(prefix="course-book-"))
+    try:
+        tree = unpack(entry, work / "submission")
+        report = grade_tree(course, tree, work / "grade", options)
+        report["submission"] = str(entry)
+        return report
+    except (ValueError, OSError, UsageError) as error:
+        return {"error": one_line(str(error))}
+    except ToolError:
+        raise
+    except Exception as error:  # one broken submission is a row, never the end of the gradebook
+        return {"error": one_line(f"grader failed on this submission: {type(error).__name__}: {error}")}
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def student_name(path: Path) -> str:

@@ -103,36 +103,8 @@ def grade_tree(course: Course, submission: Path, work: Path, options: GradeOptio
     required = {r for i in stubbed for r in (course.exercises[i].perf or {}).get("requires", [])}
     overlay_instructor(course, tree, stubbed | required)
     clock.lap("prepare")
-    report = {
-        "schema": GRADE_SCHEMA,
-        "submission": str(submission),
-        "commit": git_head(submission),
-        "instructor_commit": git_head(course.root),
-        "date": datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat(),
-        "seed": options.seed,
-        "timeout_s": options.timeout,
-        "gpu": options.gpu_name if options.gpu else None,
-        "sandbox": sandboxing.describe(options.sandbox),
-        "rules": {"score": SCORE_RULE, "perf": PERF_RULE},
-        "points": 0,
-        "max_points": 0,
-        "exercises": [],
-    }
-    entries = {}
-    for exercise_id in options.exercises:
-        exercise = course.exercises[exercise_id]
-        entries[exercise_id] = {
-            "id": exercise_id, "title": exercise.title, "kind": exercise.kind, "gpu": exercise.gpu,
-            "points": 0, "max_points": exercise.points, "status": "", "reason": "", "tests": [], "perf": None,
-            "wall_s": 0.0}
-    report["exercises"] = list(entries.values())
-
-    def finish():
-        report["points"] = sum(e["points"] for e in report["exercises"])
-        report["max_points"] = sum(e["max_points"] for e in report["exercises"])
-        report["timing"] = clock.report()
-        return report
-
+    report = new_report(course, submission, options)
+    entries = {e["id"]: e for e in report["exercises"]}
     env = build_env(work, {"COURSE_SEED": str(options.seed)})
     if options.gpu:
         env["REQUIRE_GPU"] = "1"  # a GPU machine must not pass a GPU exercise by skipping it
@@ -145,8 +117,53 @@ def grade_tree(course: Course, submission: Path, work: Path, options: GradeOptio
     if not ok:
         for entry in entries.values():
             entry.update(status="compile_error", reason=why)
-        return finish()
+        return finish_report(report, clock)
+    needs = outputs_needed(course, entries, gradable_exercises(course, entries, build, options), build)
+    say("build")
+    build_outputs(build, needs)
+    clock.lap("build")
+    for exercise_id, outputs in needs.items():
+        grade_built_exercise(course, course.exercises[exercise_id], entries, outputs, build, tree, submission,
+                             env, options, say)
+    clock.lap("exercises")
+    return finish_report(report, clock)
 
+
+def new_report(course: Course, submission: Path, options: GradeOptions) -> dict:
+    """The report before any build: what was graded, how, and one entry per exercise at 0 points."""
+    entries = []
+    for exercise_id in options.exercises:
+        exercise = course.exercises[exercise_id]
+        entries.append({
+            "id": exercise_id, "title": exercise.title, "kind": exercise.kind, "gpu": exercise.gpu,
+            "points": 0, "max_points": exercise.points, "status": "", "reason": "", "tests": [], "perf": None,
+            "wall_s": 0.0})
+    return {
+        "schema": GRADE_SCHEMA,
+        "submission": str(submission),
+        "commit": git_head(submission),
+        "instructor_commit": git_head(course.root),
+        "date": datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat(),
+        "seed": options.seed,
+        "timeout_s": options.timeout,
+        "gpu": options.gpu_name if options.gpu else None,
+        "sandbox": sandboxing.describe(options.sandbox),
+        "rules": {"score": SCORE_RULE, "perf": PERF_RULE},
+        "points": 0,
+        "max_points": 0,
+        "exercises": entries,
+    }
+
+
+def finish_report(report: dict, clock: Stopwatch) -> dict:
+    report["points"] = sum(e["points"] for e in report["exercises"])
+    report["max_points"] = sum(e["max_points"] for e in report["exercises"])
+    report["timing"] = clock.report()
+    return report
+
+
+def gradable_exercises(course: Course, entries: dict, build: Build, options: GradeOptions) -> list[str]:
+    """The exercises this machine and this configured tree can grade; the others' entries say why not."""
     gradable = []
     for exercise_id, entry in entries.items():
         exercise = course.exercises[exercise_id]
@@ -159,7 +176,12 @@ def grade_tree(course: Course, submission: Path, work: Path, options: GradeOptio
                          "(instructor's metadata and CMake disagree)")
             continue
         gradable.append(exercise_id)
+    return gradable
 
+
+def outputs_needed(course: Course, entries: dict, gradable: list[str], build: Build) -> dict[str, list[str]]:
+    """Per gradable exercise, the build outputs its grade runs: its tests' programs, and for an optimize
+    exercise those of the exercises its reference requires and its perf program."""
     needs: dict[str, list[str]] = {}
     for exercise_id in gradable:
         exercise = course.exercises[exercise_id]
@@ -174,7 +196,10 @@ def grade_tree(course: Course, submission: Path, work: Path, options: GradeOptio
                 continue
             outputs.append(program)
         needs[exercise_id] = outputs
-    say("build")
+    return needs
+
+
+def build_outputs(build: Build, needs: dict[str, list[str]]) -> None:
     all_outputs = sorted({o for outs in needs.values() for o in outs})
     for output in all_outputs:
         # A build folder graded before (check-wrong reuses one) must not pass off an earlier program as
@@ -182,33 +207,34 @@ def grade_tree(course: Course, submission: Path, work: Path, options: GradeOptio
         (build.folder / output).unlink(missing_ok=True)
     if all_outputs:
         build.build(all_outputs)
-    clock.lap("build")
 
-    for exercise_id, outputs in needs.items():
-        exercise, entry = course.exercises[exercise_id], entries[exercise_id]
-        started = time.monotonic()
-        unbuilt = [o for o in outputs if not build.built(o)]
-        if unbuilt:
-            # Build them again alone: the first error of this run is this exercise's own.
-            _, log = build.build(unbuilt)
-            reason = f"does not compile: {first_compiler_error(log, tree)}"
-            if exercise.perf:
-                reason = f"{NO_PERF_POINTS} (not timed): {reason}"
-            entry.update(status="compile_error", reason=reason, wall_s=round(time.monotonic() - started, 3))
-            continue
-        say(f"exercise {exercise_id}")
-        lock = options.gpu_lock if exercise.gpu or exercise.perf else None
+
+def grade_built_exercise(course: Course, exercise: Exercise, entries: dict, outputs: list[str], build: Build,
+                         tree: Path, submission: Path, env: dict, options: GradeOptions, say) -> None:
+    """One exercise's grade once the tree is built: a compile error of its own, or its tests (and timing)
+    run, holding the GPU lock where it needs the GPU or a stable clock."""
+    entry = entries[exercise.id]
+    started = time.monotonic()
+    unbuilt = [o for o in outputs if not build.built(o)]
+    if unbuilt:
+        # Build them again alone: the first error of this run is this exercise's own.
+        _, log = build.build(unbuilt)
+        reason = f"does not compile: {first_compiler_error(log, tree)}"
+        if exercise.perf:
+            reason = f"{NO_PERF_POINTS} (not timed): {reason}"
+        entry.update(status="compile_error", reason=reason, wall_s=round(time.monotonic() - started, 3))
+        return
+    say(f"exercise {exercise.id}")
+    lock = options.gpu_lock if exercise.gpu or exercise.perf else None
+    if lock:
+        lock.acquire()
+        started = time.monotonic()  # waiting for the GPU (gradebook --jobs) is not grading time
+    try:
+        grade_exercise(course, exercise, entry, build, tree, submission, env, options, graded=entries)
+    finally:
+        entry["wall_s"] = round(time.monotonic() - started, 3)
         if lock:
-            lock.acquire()
-            started = time.monotonic()  # waiting for the GPU (gradebook --jobs) is not grading time
-        try:
-            grade_exercise(course, exercise, entry, build, tree, submission, env, options, graded=entries)
-        finally:
-            entry["wall_s"] = round(time.monotonic() - started, 3)
-            if lock:
-                lock.release()
-    clock.lap("exercises")
-    return finish()
+            lock.release()
 
 
 class Stopwatch:

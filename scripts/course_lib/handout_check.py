@@ -103,19 +103,6 @@ def check_sides(course: Course, base: Path, ids: list[str], handout_build: Build
     env = build_env(base, {"COURSE_SEED": str(secrets.randbelow(2**31))})
     if gpu:
         env["REQUIRE_GPU"] = "1"
-    sides = {}
-    for side, cmake_args in (("solution", []), ("stub", [f"-DCOURSE_EXERCISES={';'.join(ids)}"])):
-        tree = base / side
-        for path in course.files:
-            target = tree / path
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(course.root / path, target)
-        build = Build(tree, tree / "build", env, jobs, cmake_args + [f"-DCOURSE_EXERCISE_TIMEOUT={int(timeout)}"])
-        ok, why = build.configure()
-        if not ok:
-            check.bad(f"{side} side: {why}")
-            return
-        sides[side] = build
     # An optimize exercise whose reference runs another checked exercise's code (perf.requires) is
     # timed on a third side where those exercises keep their solution, as they are once a student has
     # done them: on the stub side the reference would run a stub too. The stub side still shows what a
@@ -124,21 +111,49 @@ def check_sides(course: Course, base: Path, ids: list[str], handout_build: Build
                        for r in course.exercises[i].perf.get("requires", []) if r in ids})
     timed_apart = [i for i in ids if course.exercises[i].perf
                    and set(course.exercises[i].perf.get("requires", [])) & set(required)]
+    sides = configure_sides(course, base, ids, required, timed_apart, env, jobs, timeout, check)
+    if sides is None:
+        return
+    check_registered(course, ids, sides["solution"], handout_build, check)
+    if not build_sides(course, sides, ids, required, timed_apart, check):
+        return
+    options = GradeOptions(ids, 0, timeout, jobs, gpu, None, threading.Lock())
+    for exercise_id in ids:
+        check_exercise_sides(course, course.exercises[exercise_id], sides, handout_build, env, options,
+                             exercise_id in timed_apart, check)
+
+
+def copy_course(course: Course, tree: Path) -> None:
+    for path in course.files:
+        target = tree / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(course.root / path, target)
+
+
+def configure_sides(course: Course, base: Path, ids: list[str], required: list[str], timed_apart: list[str],
+                    env: dict, jobs: int, timeout: float, check: Check) -> dict[str, Build] | None:
+    """The configured sides: "solution", "stub" (every checked exercise stubbed) and, where an exercise is
+    timed apart, "stub-timing" (the required exercises solved); None (and a violation) if one fails."""
+    timeout_arg = f"-DCOURSE_EXERCISE_TIMEOUT={int(timeout)}"
+    plan = [("solution", []), ("stub", [f"-DCOURSE_EXERCISES={';'.join(ids)}"])]
     if timed_apart:
-        tree = base / "stub-timing"
-        for path in course.files:
-            target = tree / path
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(course.root / path, target)
         stubbed = [i for i in ids if i not in required]
-        build = Build(tree, tree / "build", env, jobs,
-                      [f"-DCOURSE_EXERCISES={';'.join(stubbed)}", f"-DCOURSE_EXERCISE_TIMEOUT={int(timeout)}"])
+        plan.append(("stub-timing", [f"-DCOURSE_EXERCISES={';'.join(stubbed)}"]))
+    sides = {}
+    for side, cmake_args in plan:
+        tree = base / side
+        copy_course(course, tree)
+        build = Build(tree, tree / "build", env, jobs, cmake_args + [timeout_arg])
         ok, why = build.configure()
         if not ok:
-            check.bad(f"stub-timing side: {why}")
-            return
-        sides["stub-timing"] = build
-    solution, stub = sides["solution"], sides["stub"]
+            check.bad(f"{side} side: {why}")
+            return None
+        sides[side] = build
+    return sides
+
+
+def check_registered(course: Course, ids: list[str], solution: Build, handout_build: Build, check: Check) -> None:
+    """Every test an exercise names is registered, with its labels, in the tree and in the handout."""
     for exercise_id in ids:
         exercise = course.exercises[exercise_id]
         for test in exercise.tests:
@@ -149,6 +164,11 @@ def check_sides(course: Course, base: Path, ids: list[str], handout_build: Build
                 check.bad(f"exercise {exercise_id}: test {test} lacks the labels exercise;exercise.{exercise_id}")
             if handout_build.tests and test not in handout_build.tests:
                 check.bad(f"exercise {exercise_id}: test {test} is not registered in the handout")
+
+
+def build_sides(course: Course, sides: dict[str, Build], ids: list[str], required: list[str],
+                timed_apart: list[str], check: Check) -> bool:
+    """Builds on each side only what its checks run; False (and a violation) if a side does not build."""
     for side, build in sides.items():
         built_ids = timed_apart if side == "stub-timing" else ids
         outputs = sorted({o for i in built_ids for o in build.artifacts(course.exercises[i].tests)})
@@ -161,43 +181,49 @@ def check_sides(course: Course, base: Path, ids: list[str], handout_build: Build
         ok, log = build.build(outputs)
         if not ok:
             check.bad(f"{side} side does not build: {first_compiler_error(log, build.source)}")
-            return
+            return False
         check.ok(f"{side} side built ({len(outputs)} targets, {time.monotonic() - started:.0f} s)")
-    options = GradeOptions(ids, 0, timeout, jobs, gpu, None, threading.Lock())
-    for exercise_id in ids:
-        exercise = course.exercises[exercise_id]
-        results = {side: [build.run_test(t, timeout, env) for t in exercise.tests if t in build.tests]
-                   for side, build in sides.items() if side != "stub-timing"}
-        solution_fail = next((r for r in results["solution"] if r.status != "pass"), None)
-        stub_fail = next((r for r in results["stub"] if r.status != "pass"), None)
-        if solution_fail:
-            check.bad(f"exercise {exercise_id}: {solution_fail.name} does not pass with the solution: "
-                      f"{solution_fail.reason}")
-        if exercise.kind == "optimize":
-            if exercise_id in timed_apart:
-                check_requires_on_stub(course, exercise, stub, env, options, check)
-                timing = {"solution": solution, "stub": sides["stub-timing"]}
-            else:
-                timing = {"solution": solution, "stub": stub}
-            check_perf_sides(exercise, timing, env, options, check, stub_fail)
-            continue
-        if stub_fail is None:
-            check.bad(f"exercise {exercise_id}: its tests pass on the stub (a stub must be wrong on purpose)")
-        elif stub_fail.status == "timeout":
-            check.bad(f"exercise {exercise_id}: the stub hangs ({stub_fail.name} {stub_fail.reason}); "
-                      "a stub must fail fast")
-        elif stub_fail.status in ("not_run", "error"):
-            check.bad(f"exercise {exercise_id}: {stub_fail.name} on the stub: {stub_fail.reason}")
-        elif not solution_fail:
-            check.ok(f"exercise {exercise_id}: fails on its stub ({one_line(stub_fail.reason, 100)}), passes "
-                     "with its solution")
-        if handout_build.tests and exercise.kind != "optimize":
-            # Any one failing test makes the exercise fail, as in the grader (05.2's sums pass on its stub;
-            # its racecheck test does not).
-            present = [t for t in exercise.tests if t in handout_build.tests]
-            if present and handout_build.built_all(present):
-                if all(handout_build.run_test(t, timeout, env).status == "pass" for t in present):
-                    check.bad(f"exercise {exercise_id}: its tests ({', '.join(present)}) pass in the handout")
+    return True
+
+
+def check_exercise_sides(course: Course, exercise: Exercise, sides: dict[str, Build], handout_build: Build,
+                         env: dict, options: GradeOptions, timed_apart: bool, check: Check) -> None:
+    """One exercise: its tests pass with the solution and fail (fast, for a reason) on the stub; an
+    optimize exercise's stub is correct but slow; its tests fail in the handout too."""
+    exercise_id, timeout = exercise.id, options.timeout
+    solution, stub = sides["solution"], sides["stub"]
+    results = {side: [build.run_test(t, timeout, env) for t in exercise.tests if t in build.tests]
+               for side, build in sides.items() if side != "stub-timing"}
+    solution_fail = next((r for r in results["solution"] if r.status != "pass"), None)
+    stub_fail = next((r for r in results["stub"] if r.status != "pass"), None)
+    if solution_fail:
+        check.bad(f"exercise {exercise_id}: {solution_fail.name} does not pass with the solution: "
+                  f"{solution_fail.reason}")
+    if exercise.kind == "optimize":
+        if timed_apart:
+            check_requires_on_stub(course, exercise, stub, env, options, check)
+            timing = {"solution": solution, "stub": sides["stub-timing"]}
+        else:
+            timing = {"solution": solution, "stub": stub}
+        check_perf_sides(exercise, timing, env, options, check, stub_fail)
+        return
+    if stub_fail is None:
+        check.bad(f"exercise {exercise_id}: its tests pass on the stub (a stub must be wrong on purpose)")
+    elif stub_fail.status == "timeout":
+        check.bad(f"exercise {exercise_id}: the stub hangs ({stub_fail.name} {stub_fail.reason}); "
+                  "a stub must fail fast")
+    elif stub_fail.status in ("not_run", "error"):
+        check.bad(f"exercise {exercise_id}: {stub_fail.name} on the stub: {stub_fail.reason}")
+    elif not solution_fail:
+        check.ok(f"exercise {exercise_id}: fails on its stub ({one_line(stub_fail.reason, 100)}), passes "
+                 "with its solution")
+    if handout_build.tests:
+        # Any one failing test makes the exercise fail, as in the grader (05.2's sums pass on its stub;
+        # its racecheck test does not).
+        present = [t for t in exercise.tests if t in handout_build.tests]
+        if present and handout_build.built_all(present):
+            if all(handout_build.run_test(t, timeout, env).status == "pass" for t in present):
+                check.bad(f"exercise {exercise_id}: its tests ({', '.join(present)}) pass in the handout")
 
 
 def check_requires_on_stub(course: Course, exercise: Exercise, stub: "Build", env: dict, options: GradeOptions,

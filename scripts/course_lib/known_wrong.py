@@ -14,7 +14,10 @@ from .grading import grade_tree
 from .handout import write_handout
 from .options import GradeOptions
 from .proc import run
-from .regions import BEGIN_C, BEGIN_HASH, END_C, END_HASH, MarkerError, PP_ELIF, PP_ELSE, PP_ENDIF, PP_IF, Region, STUB_HASH, comment_style, parse_regions, render
+from .regions import (
+    BEGIN_C, BEGIN_HASH, END_C, END_HASH, MarkerError, PP_ELIF, PP_ELSE, PP_ENDIF, PP_IF, Region, STUB_HASH,
+    comment_style, parse_regions, render,
+)
 from .tree import CHAPTER_RE, Course, Exercise
 
 
@@ -67,6 +70,7 @@ def load_known_wrong(course: Course) -> list[KnownWrong]:
 
 
 def parse_known_wrong(course: Course, path: str) -> KnownWrong:
+    """One known-wrong file, checked against its exercise; MarkerError (file:line) on any problem."""
     parts = path.split("/")
     if len(parts) != 4:
         raise MarkerError(path, 1, "known-wrong files sit directly in instructor/wrong/, not in a sub-folder")
@@ -80,17 +84,7 @@ def parse_known_wrong(course: Course, path: str) -> KnownWrong:
     lines = [line.rstrip("\r") for line in text.split("\n")]
     if lines[-1] == "":
         lines.pop()
-    header = WRONG_HEADER.match(lines[0]) if lines else None
-    if not header:
-        raise MarkerError(path, 1, f"line 1 must be '// {WRONG_FORM}' ('#' instead of '//' for Python, "
-                          "CMake and shell)")
-    fields = WRONG_FIELDS.match(header.group("rest"))
-    if not fields:
-        rest = header.group("rest")
-        missing = ("'expect: <phrase>'" if not re.search(r"\bexpect:", rest) else
-                   "'because: <what is wrong>'" if not re.search(r"\bbecause:", rest) else None)
-        raise MarkerError(path, 1, f"no {missing} on line 1" if missing else
-                          f"line 1 must read '{WRONG_FORM}', in that order")
+    header, fields = wrong_header(path, lines)
     exercise_id = fields.group("id")
     if exercise_id != name.group("id"):
         raise MarkerError(path, 1, f"line 1 names exercise {exercise_id}, the file name {name.group('id')}")
@@ -99,22 +93,7 @@ def parse_known_wrong(course: Course, path: str) -> KnownWrong:
     exercise = course.exercises.get(exercise_id)
     if exercise is None:
         raise MarkerError(path, 1, f"no exercise {exercise_id} (declared: {', '.join(course.exercises) or 'none'})")
-    regions = exercise_regions(course, exercise)
-    if not regions:
-        raise MarkerError(path, 1, f"exercise {exercise_id} has no solution region to answer")
-    where = ", ".join(f"{n} = {r.path}:{r.begin}" for n, r in enumerate(regions, 1))
-    if fields.group("region") is None:
-        if len(regions) > 1:
-            raise MarkerError(path, 1, f"exercise {exercise_id} has {len(regions)} regions: say which one with "
-                              f"'region: <n>' ({where})")
-        number = 1
-    else:
-        text_number = fields.group("region")
-        number = int(text_number) if text_number.isdigit() else 0
-        if not 1 <= number <= len(regions):
-            raise MarkerError(path, 1, f"region: {text_number}: exercise {exercise_id} has {len(regions)} "
-                              f"region(s) ({where})")
-    region = regions[number - 1]
+    number, region = wrong_region(course, path, exercise, fields.group("region"))
     style = comment_style(region.path)
     want = "//" if style == "c" else "#"
     if header.group("comment") != want:
@@ -137,6 +116,40 @@ def parse_known_wrong(course: Course, path: str) -> KnownWrong:
     wrong = KnownWrong(path, exercise_id, number, region, expect, because, body, {})
     wrong.handout = known_wrong_files(course, exercise, wrong)
     return wrong
+
+
+def wrong_header(path: str, lines: list[str]):
+    """Line 1 of a known-wrong file, matched as a comment and as the WRONG_FORM fields."""
+    header = WRONG_HEADER.match(lines[0]) if lines else None
+    if not header:
+        raise MarkerError(path, 1, f"line 1 must be '// {WRONG_FORM}' ('#' instead of '//' for Python, "
+                          "CMake and shell)")
+    fields = WRONG_FIELDS.match(header.group("rest"))
+    if not fields:
+        rest = header.group("rest")
+        missing = ("'expect: <phrase>'" if not re.search(r"\bexpect:", rest) else
+                   "'because: <what is wrong>'" if not re.search(r"\bbecause:", rest) else None)
+        raise MarkerError(path, 1, f"no {missing} on line 1" if missing else
+                          f"line 1 must read '{WRONG_FORM}', in that order")
+    return header, fields
+
+
+def wrong_region(course: Course, path: str, exercise: Exercise, text_number: str | None) -> tuple[int, Region]:
+    """The region of `exercise` a known-wrong file answers: 'region: <n>', or its only one."""
+    regions = exercise_regions(course, exercise)
+    if not regions:
+        raise MarkerError(path, 1, f"exercise {exercise.id} has no solution region to answer")
+    where = ", ".join(f"{n} = {r.path}:{r.begin}" for n, r in enumerate(regions, 1))
+    if text_number is None:
+        if len(regions) > 1:
+            raise MarkerError(path, 1, f"exercise {exercise.id} has {len(regions)} regions: say which one with "
+                              f"'region: <n>' ({where})")
+        return 1, regions[0]
+    number = int(text_number) if text_number.isdigit() else 0
+    if not 1 <= number <= len(regions):
+        raise MarkerError(path, 1, f"region: {text_number}: exercise {exercise.id} has {len(regions)} "
+                          f"region(s) ({where})")
+    return number, regions[number - 1]
 
 
 def check_wrong_body(path: str, body: list[str], style: str) -> None:

@@ -113,31 +113,7 @@ def _parse_c(path: str, lines: list[str]) -> list[Region]:
             state, depth = "solution", 0
             continue
         if state in ("solution", "stub"):
-            if end:
-                missing = "#else (the stub branch)" if state == "solution" else "#endif"
-                raise MarkerError(path, number, f"END SOLUTION reached without {missing} in region "
-                                  f"{current.exercise} (opened at line {current.begin})")
-            if "COURSE_STUB_" in line:
-                raise MarkerError(path, number, f"a second COURSE_STUB_ guard inside region {current.exercise}")
-            if PP_IF.match(line):
-                depth += 1
-            elif PP_ENDIF.match(line):
-                if depth == 0:
-                    if state == "solution":
-                        raise MarkerError(path, number, f"missing #else: region {current.exercise} (opened at "
-                                          f"line {current.begin}) has no stub branch")
-                    state = "close"
-                    continue
-                depth -= 1
-            elif PP_ELIF.match(line) and depth == 0:
-                raise MarkerError(path, number, f"#elif in region {current.exercise}: the form is "
-                                  "#ifndef / #else / #endif")
-            elif PP_ELSE.match(line) and depth == 0:
-                if state == "stub":
-                    raise MarkerError(path, number, f"duplicate #else in region {current.exercise}")
-                state = "stub"
-                continue
-            (current.solution if state == "solution" else current.stub).append(line)
+            state, depth = _c_branch_line(path, number, line, end, current, state, depth)
             continue
         # state == "close": the line after the region's #endif must be its END marker
         if not end or end.group(1) != current.exercise:
@@ -151,6 +127,36 @@ def _parse_c(path: str, lines: list[str]) -> list[Region]:
         raise MarkerError(path, current.begin, f"BEGIN SOLUTION {current.exercise} is never closed "
                           "(missing #endif or END SOLUTION)")
     return regions
+
+
+def _c_branch_line(path: str, number: int, line: str, end, current: Region, state: str,
+                   depth: int) -> tuple[str, int]:
+    """One line inside a C region's #ifndef ("solution") or #else ("stub") branch: kept in that branch,
+    or the #else / #endif that moves the parser on (nested #if blocks counted by `depth`)."""
+    if end:
+        missing = "#else (the stub branch)" if state == "solution" else "#endif"
+        raise MarkerError(path, number, f"END SOLUTION reached without {missing} in region "
+                          f"{current.exercise} (opened at line {current.begin})")
+    if "COURSE_STUB_" in line:
+        raise MarkerError(path, number, f"a second COURSE_STUB_ guard inside region {current.exercise}")
+    if PP_IF.match(line):
+        depth += 1
+    elif PP_ENDIF.match(line):
+        if depth == 0:
+            if state == "solution":
+                raise MarkerError(path, number, f"missing #else: region {current.exercise} (opened at "
+                                  f"line {current.begin}) has no stub branch")
+            return "close", depth
+        depth -= 1
+    elif PP_ELIF.match(line) and depth == 0:
+        raise MarkerError(path, number, f"#elif in region {current.exercise}: the form is "
+                          "#ifndef / #else / #endif")
+    elif PP_ELSE.match(line) and depth == 0:
+        if state == "stub":
+            raise MarkerError(path, number, f"duplicate #else in region {current.exercise}")
+        return "stub", depth
+    (current.solution if state == "solution" else current.stub).append(line)
+    return state, depth
 
 
 def _parse_hash(path: str, lines: list[str]) -> list[Region]:

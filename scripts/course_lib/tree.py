@@ -236,6 +236,7 @@ def exercise_sort_key(exercise: str) -> tuple[int, int]:
 
 
 def validate_entry(entry, chapter: str, root: Path) -> list[str]:
+    """The problems of one exercises.json entry of chapter folder `chapter`, each in one line."""
     if not isinstance(entry, dict):
         return ["must be a JSON object"]
     problems = []
@@ -247,27 +248,36 @@ def validate_entry(entry, chapter: str, root: Path) -> list[str]:
         problems.append(f"unknown keys: {', '.join(unknown)} (allowed: {', '.join(METADATA_KEYS)})")
     if missing:
         return problems
-
-    def is_int(v):
-        return isinstance(v, int) and not isinstance(v, bool)
-
     match = ID_RE.match(entry["id"]) if isinstance(entry["id"], str) else None
     if not match:
         problems.append(f"id {entry['id']!r} is not NN.k (e.g. 03.1)")
     elif match.group(1) != chapter[:2]:
         problems.append(f"id {entry['id']} does not belong to chapter folder {chapter}")
+    problems += field_problems(entry, chapter, root)
+    problems += sanitizer_problems(entry, match is not None)
+    problems += perf_problems(entry)
+    return problems
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def field_problems(entry: dict, chapter: str, root: Path) -> list[str]:
+    """The plain fields: texts, kind, numbers, tests and the exercise's files (which must exist)."""
+    problems = []
     for key in ("title", "task", "hint"):
         if not isinstance(entry[key], str) or not entry[key].strip():
             problems.append(f"{key} must be a non-empty string")
     if entry["kind"] not in KINDS:
         problems.append(f"kind must be one of {', '.join(KINDS)}")
-    if not is_int(entry["points"]) or entry["points"] < 1:
+    if not _is_int(entry["points"]) or entry["points"] < 1:
         problems.append("points must be a positive integer")
     if not isinstance(entry["gpu"], bool):
         problems.append("gpu must be true or false")
-    if not is_int(entry["difficulty"]) or not 1 <= entry["difficulty"] <= 5:
+    if not _is_int(entry["difficulty"]) or not 1 <= entry["difficulty"] <= 5:
         problems.append("difficulty must be an integer 1-5")
-    if not is_int(entry["minutes"]) or entry["minutes"] < 1:
+    if not _is_int(entry["minutes"]) or entry["minutes"] < 1:
         problems.append("minutes must be a positive integer")
     if (not isinstance(entry["tests"], list) or not entry["tests"]
             or not all(isinstance(t, str) and t for t in entry["tests"])):
@@ -279,44 +289,55 @@ def validate_entry(entry, chapter: str, root: Path) -> list[str]:
         for f in entry["files"]:
             if not (root / chapter / f).is_file():
                 problems.append(f"files: {chapter}/{f} does not exist")
+    return problems
+
+
+def sanitizer_problems(entry: dict, id_ok: bool) -> list[str]:
     sanitizer = entry["sanitizer"]
-    if sanitizer is not None:
-        if sanitizer not in SANITIZERS:
-            problems.append(f"sanitizer must be null or one of {', '.join(SANITIZERS)}")
-        elif entry["gpu"] is not True:
-            problems.append("a sanitizer exercise needs a GPU: set gpu to true")
-        elif match and isinstance(entry["tests"], list) and f"exercise.{entry['id']}.{sanitizer}" not in entry["tests"]:
-            problems.append(f"tests must include exercise.{entry['id']}.{sanitizer} (the {sanitizer} run)")
+    if sanitizer is None:
+        return []
+    if sanitizer not in SANITIZERS:
+        return [f"sanitizer must be null or one of {', '.join(SANITIZERS)}"]
+    if entry["gpu"] is not True:
+        return ["a sanitizer exercise needs a GPU: set gpu to true"]
+    if id_ok and isinstance(entry["tests"], list) and f"exercise.{entry['id']}.{sanitizer}" not in entry["tests"]:
+        return [f"tests must include exercise.{entry['id']}.{sanitizer} (the {sanitizer} run)"]
+    return []
+
+
+def perf_problems(entry: dict) -> list[str]:
+    """The perf object: required of an optimize exercise and only of one, with its keys well formed."""
     perf = entry["perf"]
     if entry["kind"] == "optimize" and perf is None:
-        problems.append("an optimize exercise needs perf {program, args, metric, reference_variant}")
-    if perf is not None:
-        if entry["kind"] != "optimize":
-            problems.append("perf is only for kind optimize")
-        if not isinstance(perf, dict):
-            problems.append("perf must be null or an object")
-        else:
-            missing = PERF_KEYS - perf.keys()
-            unknown = perf.keys() - PERF_KEYS - PERF_OPTIONAL_KEYS
-            if missing:
-                problems.append(f"perf is missing {', '.join(sorted(missing))}")
-            if unknown:
-                problems.append(f"perf has unknown keys {', '.join(sorted(unknown))}")
-            for key in (PERF_KEYS | PERF_OPTIONAL_KEYS) & perf.keys():
-                value = perf[key]
-                if key == "requires":
-                    # Exercises whose code the reference runs: until they pass, the reference is not the
-                    # instructor's, so this exercise is not timed against it.
-                    if (not isinstance(value, list) or not value
-                            or not all(isinstance(i, str) and ID_RE.match(i) for i in value)):
-                        problems.append("perf.requires must be a non-empty list of exercise ids (NN.k)")
-                    elif entry.get("id") in value:
-                        problems.append("perf.requires must not name the exercise itself")
-                    continue
-                if key == "args" and isinstance(value, list) and all(isinstance(a, str) for a in value):
-                    continue
-                if not isinstance(value, str) or (key != "args" and not value):
-                    problems.append(f"perf.{key} must be a string")
+        return ["an optimize exercise needs perf {program, args, metric, reference_variant}"]
+    if perf is None:
+        return []
+    problems = []
+    if entry["kind"] != "optimize":
+        problems.append("perf is only for kind optimize")
+    if not isinstance(perf, dict):
+        return problems + ["perf must be null or an object"]
+    missing = PERF_KEYS - perf.keys()
+    unknown = perf.keys() - PERF_KEYS - PERF_OPTIONAL_KEYS
+    if missing:
+        problems.append(f"perf is missing {', '.join(sorted(missing))}")
+    if unknown:
+        problems.append(f"perf has unknown keys {', '.join(sorted(unknown))}")
+    for key in (PERF_KEYS | PERF_OPTIONAL_KEYS) & perf.keys():
+        value = perf[key]
+        if key == "requires":
+            # Exercises whose code the reference runs: until they pass, the reference is not the
+            # instructor's, so this exercise is not timed against it.
+            if (not isinstance(value, list) or not value
+                    or not all(isinstance(i, str) and ID_RE.match(i) for i in value)):
+                problems.append("perf.requires must be a non-empty list of exercise ids (NN.k)")
+            elif entry.get("id") in value:
+                problems.append("perf.requires must not name the exercise itself")
+            continue
+        if key == "args" and isinstance(value, list) and all(isinstance(a, str) for a in value):
+            continue
+        if not isinstance(value, str) or (key != "args" and not value):
+            problems.append(f"perf.{key} must be a string")
     return problems
 
 
