@@ -1,0 +1,216 @@
+"""Verdicts and times from outside the student's process (issue 30).
+
+An exercise with a grading probe (target probe_NN_k, common/include/common/probe.hpp) is graded by:
+1. **correctness**: the probe, built in the student's tree, writes its raw outputs for the grade's seed; the same
+   probe built in the instructor's tree (the answers) writes the reference's; `probe_check.compare_cases`
+   compares them here, with the instructor's tolerances. Exit codes, printed summaries and files the student's
+   process writes elsewhere decide nothing.
+2. **sanitizer** (exercises.json "sanitizer"): the student's probe once more under compute-sanitizer, whose own
+   exit code (`--error-exitcode`) says whether it found an error.
+3. **time** (optimize exercises): `outside_timing.measure`: the grader's clock around the timed repetitions of
+   the student's build, the reference and `none` (instructor's build) and the untouched stub (the instructor's
+   tree with only this exercise as handed out), interleaved, answers checked in every round.
+
+The instructor's trees live in the grade's work folder (or the gradebook's, shared by every student: built once),
+outside every sandbox that runs a student's code.
+
+When a verdict is "wrong", the chapter's own tests of the exercise are run too, only to say why in words a
+student can act on; their outcome never changes the verdict.
+"""
+from __future__ import annotations
+
+import shutil
+import threading
+from pathlib import Path
+
+from . import outside_timing, probe_check, scoring
+from .build import Build, first_compiler_error, one_line
+from .handout import write_handout
+from .options import GradeOptions
+from .proc import run
+from .tree import Course, Exercise
+
+NO_PERF_POINTS = "no performance points without correctness"
+SANITIZER_ERROR_EXIT = 99
+
+
+def probe_target(exercise_id: str) -> str:
+    return "probe_" + exercise_id.replace(".", "_")
+
+
+class InstructorBuilds:
+    """The instructor's trees a grade compares with: `answers` (every exercise answered) and, per optimize
+    exercise, `stub-NN.k` (the instructor's tree with only that exercise as handed out). Built on first use,
+    once per grade or per gradebook (thread-safe: gradebook --jobs shares one)."""
+
+    def __init__(self, course: Course, folder: Path, options: GradeOptions, env: dict, cmake_args: list[str]):
+        self.course, self.folder, self.options, self.env, self.cmake_args = course, folder, options, env, cmake_args
+        self._lock = threading.Lock()
+        self._builds: dict[str, Build | str] = {}
+        self._cases: dict[tuple[str, int], dict | str] = {}
+
+    def build(self, name: str, stubbed: list[str], targets: list[str]) -> Build | str:
+        """The tree `name` built for `targets` (more targets on a later call are built then), or why not."""
+        with self._lock:
+            build = self._builds.get(name)
+            if build is None:
+                tree = self.folder / name
+                if tree.exists():
+                    shutil.rmtree(tree)
+                tree.mkdir(parents=True)
+                write_handout(self.course, tree, stubbed, git_commit=False)
+                build = Build(tree, tree / "build", self.env, self.options.jobs, self.cmake_args)
+                build.sandbox = self.options.sandbox
+                ok, why = build.configure()
+                if not ok:
+                    build = f"the instructor's tree ({name}) does not configure: {why}"
+                self._builds[name] = build
+            if isinstance(build, str):
+                return build
+            missing = []
+            for target in targets:
+                artifact = build.target_artifact(target)
+                if artifact is None:
+                    return f"{target} is not a target of the instructor's tree"
+                if not build.built(artifact):
+                    missing.append(artifact)
+            if missing:
+                ok, log = build.build(missing)
+                if not ok:
+                    return f"the instructor's tree ({name}) does not build {', '.join(missing)}: " \
+                           f"{first_compiler_error(log, build.source)}"
+            return build
+
+    def answers(self, targets: list[str]) -> Build | str:
+        return self.build("answers", [], targets)
+
+    def stub(self, exercise_id: str) -> Build | str:
+        return self.build(f"stub-{exercise_id}", [exercise_id], [probe_target(exercise_id)])
+
+    def reference_cases(self, exercise_id: str, seed: int, timeout: float) -> dict | str:
+        """The answers' probe output for `seed` (cached), or why it could not be made."""
+        key = (exercise_id, seed)
+        with self._lock:
+            cached = self._cases.get(key)
+        if cached is not None:
+            return cached
+        build = self.answers([probe_target(exercise_id)])
+        if isinstance(build, str):
+            result: dict | str = build
+        else:
+            result = run_probe(build, exercise_id, seed, self.folder / "outputs" / f"answers-{exercise_id}.json",
+                               self.env, timeout)
+            if isinstance(result, ProbeRun):
+                result = result.cases if result.cases is not None else \
+                    f"the instructor's probe {probe_target(exercise_id)} failed: {result.reason}"
+        with self._lock:
+            self._cases[key] = result
+        return result
+
+
+class ProbeRun:
+    """One verdict run of a probe: its cases, or a status (fail, timeout, needs_gpu) and why not."""
+
+    def __init__(self, status: str, reason: str = "", cases: dict | None = None, output: str = ""):
+        self.status, self.reason, self.cases, self.output = status, reason, cases, output
+
+
+def run_probe(build: Build, exercise_id: str, seed: int, out: Path, env: dict, timeout: float,
+              sanitizer: str | None = None) -> ProbeRun:
+    """Runs the probe of `build` (sandboxed where the build is) for `seed`, writing `out`."""
+    program = build.folder / build.target_artifact(probe_target(exercise_id))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.unlink(missing_ok=True)
+    cmd = [str(program), "--seed", str(seed), "--out", str(out)]
+    run_env = dict(env)
+    if sanitizer:
+        tool = shutil.which("compute-sanitizer") or "/usr/local/cuda/bin/compute-sanitizer"
+        extra = ["--racecheck-report", "hazard"] if sanitizer == "racecheck" else []
+        cmd = [tool, "--tool", sanitizer, *extra, "--error-exitcode", str(SANITIZER_ERROR_EXIT), *cmd]
+        run_env["COURSE_SANITIZER"] = sanitizer
+    result = run(build.sandboxed(cmd, writable=(out.parent,)), cwd=build.folder, env=run_env, timeout=timeout,
+                 capped=True)
+    text = result.stdout or ""
+    if result.timed_out:
+        return ProbeRun("timeout", f"timed out after {timeout:g} s", output=text)
+    if result.returncode == 77:
+        return ProbeRun("needs_gpu", "the probe needs a GPU", output=text)
+    if sanitizer and result.returncode == SANITIZER_ERROR_EXIT:
+        return ProbeRun("fail", f"compute-sanitizer {sanitizer} found errors: {sanitizer_line(text)}", output=text)
+    if result.returncode != 0:
+        return ProbeRun("fail", f"the probe run failed (exit {result.returncode}): {error_line(text)}", output=text)
+    try:
+        return ProbeRun("pass", cases=probe_check.load_cases(out), output=text)
+    except probe_check.ProbeOutputError as error:
+        return ProbeRun("fail", str(error), output=text)
+
+
+def error_line(text: str) -> str:
+    lines = [l.strip() for l in text.splitlines() if l.strip()]
+    return one_line(lines[-1], 200) if lines else "no message"
+
+
+def sanitizer_line(text: str) -> str:
+    for line in text.splitlines():
+        stripped = line.strip("= \t")
+        if stripped and ("Error" in stripped or "Hazard" in stripped or "hazard" in stripped):
+            return one_line(stripped, 200)
+    return error_line(text)
+
+
+def check_correct(exercise: Exercise, build: Build, instructor: InstructorBuilds, options: GradeOptions,
+                  env: dict, work: Path) -> tuple[str, str]:
+    """(status, reason) of the correctness verdict: pass, fail, timeout, needs_gpu or error."""
+    reference = instructor.reference_cases(exercise.id, options.seed, options.timeout)
+    if isinstance(reference, str):
+        return "error", reference
+    mine = run_probe(build, exercise.id, options.seed, work / "outputs" / f"student-{exercise.id}.json", env,
+                     options.timeout)
+    if mine.status != "pass":
+        return mine.status, mine.reason
+    problems = probe_check.compare_cases(mine.cases, reference)
+    if problems:
+        return "fail", f"wrong output for the grader's inputs (seed {options.seed}): {probe_check.summarize(problems)}"
+    tool = exercise.meta.get("sanitizer")
+    if tool:
+        checked = run_probe(build, exercise.id, options.seed, work / "outputs" / f"student-{exercise.id}-{tool}.json",
+                            env, options.timeout, sanitizer=tool)
+        if checked.status != "pass":
+            return checked.status, checked.reason
+    return "pass", ""
+
+
+def grade_time(exercise: Exercise, entry: dict, build: Build, instructor: InstructorBuilds, options: GradeOptions,
+               env: dict) -> None:
+    """The performance points of an optimize exercise whose answer is correct (outside_timing's rule)."""
+    perf = exercise.perf
+    reps, warmup = int(perf.get("reps", 20)), int(perf.get("warmup", 2))
+    record = {"probe": probe_target(exercise.id), "reps": reps, "warmup": warmup, "metric": "s per repetition",
+              "method": "grader's clock, go to done, less the instructor build's `none`", "rule": scoring.RULE}
+    entry["perf"] = record
+    answers = instructor.answers([probe_target(exercise.id)])
+    stub = instructor.stub(exercise.id)
+    for side, built in (("instructor's", answers), ("untouched stub's", stub)):
+        if isinstance(built, str):
+            entry.update(status="error", points=0, reason=one_line(f"the {side} build failed: {built}", 400))
+            return
+    sides = {"student": (build, "exercise"), "reference": (answers, "reference"), "stub": (stub, "exercise"),
+             "none": (answers, "none")}
+
+    def run_side(side: str, nonce: int):
+        tree, variant = sides[side]
+        program = tree.folder / tree.target_artifact(probe_target(exercise.id))
+        cmd = tree.sandboxed([str(program), "--seed", str(options.seed), "--time", variant, "--reps", str(reps),
+                              "--warmup", str(warmup)])
+        seconds, done, _ = outside_timing.timed_run(cmd, env, str(tree.folder), nonce, options.timeout)
+        return seconds, done
+
+    try:
+        verdict = outside_timing.measure(run_side, reps, exercise.points, "s")
+    except scoring.PerfFailure as failure:
+        reason = failure.reason if failure.status != "fail" else f"{NO_PERF_POINTS}: {failure.reason}"
+        entry.update(status=failure.status, points=0, reason=one_line(reason, 400))
+        return
+    record.update(time=verdict.time, reference_time=verdict.reference_time, ratio=verdict.ratio,
+                  stub_ratio=verdict.stub_ratio, rounds=verdict.rounds)
+    entry.update(status=verdict.status, points=verdict.points, reason=verdict.reason)
