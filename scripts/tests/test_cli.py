@@ -13,12 +13,69 @@ import subprocess
 import sys
 import tempfile
 import time
+import argparse
+import contextlib
+import io
 import unittest
 from pathlib import Path
 
 sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parent.parent)]
 from kit_fixture import ENV, FixtureCase, edit, git, make_fixture, solution_lines, tool  # noqa: E402
+from course_lib import cli  # noqa: E402
 
+
+
+class ParserTests(unittest.TestCase):
+    """The option types and the exit codes of main, without a course: bad input is exit 2 before any work."""
+
+    def test_option_types(self):
+        self.assertEqual(cli.positive_int("3"), 3)
+        self.assertEqual(cli.seconds("0.5"), 0.5)
+        self.assertEqual(cli.seed("0"), 0)
+        for convert, text in ((cli.positive_int, "0"), (cli.positive_int, "x"), (cli.seconds, "0"),
+                              (cli.seconds, "nan"), (cli.seconds, "inf"), (cli.seed, "-1"), (cli.seed, str(2**63))):
+            with self.assertRaises(argparse.ArgumentTypeError, msg=f"{convert.__name__}({text!r})"):
+                convert(text)
+
+    def main(self, *argv: str) -> tuple[int, str]:
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            code = cli.main(list(argv))
+        return code, err.getvalue()
+
+    def test_usage_errors_exit_2_with_one_line(self):
+        for argv, phrase in ((["frobnicate"], "invalid choice"), (["grade", "--jobs", "0"], "must be at least 1"),
+                             (["grade", "--exercises", ""], "--exercises: an empty value names nothing"),
+                             (["gradebook", "", "--csv", "x.csv"], "SUBMISSIONS: an empty value")):
+            code, err = self.main(*argv)
+            self.assertEqual(code, 2, argv)
+            self.assertIn(phrase, err)
+            self.assertTrue(err.startswith("course: "), err)
+
+    def test_no_command_prints_help_and_exits_2(self):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            self.assertEqual(cli.main([]), 2)
+        self.assertIn("The classroom kit: list the exercises", out.getvalue())
+
+    def test_a_tool_error_exits_1(self):
+        def failing(args):
+            raise cli.ToolError("cmake not found: install it")
+        parser = cli.make_parser
+        try:
+            cli.make_parser = lambda: _with_func(parser(), failing)
+            code, err = self.main("list")
+        finally:
+            cli.make_parser = parser
+        self.assertEqual((code, err), (1, "course: cmake not found: install it\n"))
+
+
+def _with_func(parser, func):
+    parser.set_defaults(func=func)
+    for action in parser._subparsers._group_actions:
+        for sub in action.choices.values():
+            sub.set_defaults(func=func)
+    return parser
 
 class CommandLineTests(FixtureCase):
     def test_every_command_has_help(self):

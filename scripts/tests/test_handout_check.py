@@ -7,12 +7,28 @@ kind of unsound one (a stub that passes, a solution that fails, a leak) is repor
 from __future__ import annotations
 
 import sys
+import contextlib
+import io
 import unittest
 from pathlib import Path
 
 sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parent.parent)]
 from kit_fixture import FixtureCase, edit, git, make_fixture, tool  # noqa: E402
+from course_lib import handout_check  # noqa: E402
 
+
+
+class CheckTallyTests(unittest.TestCase):
+    def test_only_bad_counts_as_a_violation(self):
+        check = handout_check.Check()
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            check.ok("fine")
+            check.note("slow machine")
+            check.bad("a stub passes")
+        self.assertEqual(check.violations, 1)
+        self.assertEqual([line.split("]")[0] + "]" for line in out.getvalue().splitlines()],
+                         ["[ok  ]", "[note]", "[FAIL]"])
 
 class CheckTests(FixtureCase):
     def test_check_passes_on_a_good_course(self):

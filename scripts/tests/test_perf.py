@@ -14,7 +14,26 @@ from pathlib import Path
 
 sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parent.parent)]
 from kit_fixture import FixtureCase, edit, git, make_fixture, tool  # noqa: E402
+from course_lib import perf, scoring  # noqa: E402
+from course_lib.tree import Exercise  # noqa: E402
 
+
+
+class GradePerfUnitTests(unittest.TestCase):
+    """grade_perf without a build: what it records, and no points when the stub could not be built."""
+
+    def test_no_stub_build_is_an_error_and_no_points(self):
+        exercise = Exercise("02.1", "02_scale", {"perf": {"program": "scale_bench", "args": "--n 2000000",
+                                                           "metric": "time_ms", "reference_variant": "reference"},
+                                                 "points": 5})
+        for stub, why in ((None, "no stub build"), ("configure failed: x", "configure failed: x")):
+            entry = {"points": 5, "status": "", "reason": "", "perf": None}
+            perf.grade_perf(exercise, entry, build=None, env={}, options=None, stub=stub)
+            self.assertEqual((entry["status"], entry["points"]), ("error", 0))
+            self.assertIn(f"the untouched stub could not be built to time against: {why}", entry["reason"])
+            self.assertEqual(entry["perf"], {"program": "scale_bench", "args": ["--n", "2000000"],
+                                             "metric": "time_ms", "rule": scoring.RULE})
+        self.assertEqual(perf.PERF_RULE, scoring.RULE)
 
 class PerfRequiresTests(FixtureCase):
     """perf.requires: an optimize exercise whose reference runs another exercise's code (06.3 is timed
