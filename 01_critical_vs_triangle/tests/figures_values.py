@@ -16,7 +16,6 @@
    up, and made-up results with another story make its verdicts say so.
 Exit 1, naming what differs."""
 import copy
-import importlib.util
 import json
 import pathlib
 import re
@@ -24,17 +23,12 @@ import sys
 
 chapter = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(chapter.parent / "scripts"))
-import prose_checks  # noqa: E402  (the shared first half: values given, layout, no typed numbers)
+import prose_checks  # noqa: E402  (shared with the other figures_values tests: prose, answer key, failures)
 
 figures, committed = prose_checks.load_chapter(chapter)
-readme = (chapter / "README.md").read_text()
 given = figures.values(committed)
-failures = prose_checks.prose_failures(chapter, figures, committed)
-
-
-def expect(what, got, want):
-    if got != want:
-        failures.append(f"{what}: got {got!r}, expected {want!r}")
+failures = prose_checks.Failures(prose_checks.prose_failures(chapter, figures, committed))
+expect = failures.expect
 
 
 # 2. A made-up sweep: two sizes, teams 1, 2, 4, 8; everything measured tells another story.
@@ -143,20 +137,8 @@ expect("LAMMPS timing values without LAMMPS rows", [k for k in figures.values({"
                                                    if re.search(r"\.lammps\.(ratio|ahead|share|ranges)", k)], [])
 
 # 4. The answer key: its values are the committed results', its prose types no measured number.
-key_path = chapter / "instructor" / "answer_key.md"
-key = key_path.read_text() if key_path.is_file() else ""
-for name in re.findall(r"<!-- value:([\w.-]+) -->", key):
-    if given.get(name, figures.MISSING) == figures.MISSING:
-        failures.append(f"answer key value {name}: the committed results do not give it")
-for line in key.splitlines():
-    if re.match(r"\s*<!-- value:", line) or re.search(r"<!-- /value --> +\S", line):
-        failures.append(f"answer key line starts with a value, or a plain space follows one: {line.strip()[:80]}")
-    if '"<!-- value:' in line:  # Doxygen prints a comment inside a quoted string as text
-        failures.append(f"answer key value right after a double quote (Doxygen shows the marker): {line.strip()[:80]}")
-key_prose = re.sub(r"<!-- value:[\w.-]+ -->.*?<!-- /value -->", "", key, flags=re.S)
-key_prose = re.sub(r"`[^`]*`", "", key_prose)
-for typed in re.findall(r"\d+\.\d+(?:\s|&nbsp;)*(?:x|×|ms|µs|us|GB/s|%)(?!\w)", key_prose):
-    failures.append(f"a measured number typed into the answer key: {typed}")
+key = prose_checks.answer_key(chapter)  # "" in a handout
+failures += prose_checks.answer_key_failures(chapter, figures, given)
 if key:  # the arithmetic of question 4: Nth x Tc, and its share of the force time, from the shown values
     for slug in [s for s in committed if f"{s}.largest_team.20" in given]:
         t = given[f"{slug}.largest_team.20"]
@@ -210,6 +192,4 @@ for r in story["rows"]:
 expect("full_list verdict, ranges overlapping", figures.values({"made_up": story}).get("made_up.full_list_ahead_verdict"),
        "do not back that")
 
-for f in failures:
-    print(f, file=sys.stderr)
-sys.exit(1 if failures else 0)
+failures.finish()

@@ -10,25 +10,17 @@
    up, and the sweep's values follow the best N of the results rather than a typed one.
 Exit 1, naming what differs."""
 import copy
-import importlib.util
-import json
 import pathlib
-import re
 import sys
 
 chapter = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(chapter.parent / "scripts"))
-import prose_checks  # noqa: E402  (the shared first half: values given, layout, no typed numbers)
+import prose_checks  # noqa: E402  (shared with the other figures_values tests: prose, answer key, failures)
 
 figures, committed = prose_checks.load_chapter(chapter)
-readme = (chapter / "README.md").read_text()
 given = figures.values(committed)
-failures = prose_checks.prose_failures(chapter, figures, committed)
-
-
-def expect(what, got, want):
-    if got != want:
-        failures.append(f"{what}: got {got!r}, expected {want!r}")
+failures = prose_checks.Failures(prose_checks.prose_failures(chapter, figures, committed))
+expect = failures.expect
 
 
 # 2. The committed H100 run, retold: staggered issue fastest on one queue, and a device with one copy engine.
@@ -54,19 +46,7 @@ for slug, doc in committed.items():
 
 # 3. The answer key: generated from the same values, and its Questions type no measured number.
 # A handout has no instructor/ folder: there the answer key is not checked.
-key_path = chapter / "instructor" / "answer_key.md"
-key = key_path.read_text() if key_path.is_file() else "\n## Questions\n"
-for name in re.findall(r"<!-- value:([\w.-]+) -->", key):
-    if given.get(name, figures.MISSING) == figures.MISSING:
-        failures.append(f"answer key value {name}: the committed results do not give it")
-questions = re.search(r"\n## Questions\n(.*?)(?=\n## |\Z)", key, flags=re.S)
-if not questions:
-    failures.append("the answer key has no Questions section")
-else:
-    prose = re.sub(r"<!-- value:[\w.-]+ -->.*?<!-- /value -->", "", questions.group(1), flags=re.S)
-    prose = re.sub(r"`[^`]*`", "", prose)
-    for typed in re.findall(r"\d+\.\d+(?:\s|&nbsp;)*(?:x|×|ms|µs|us|GB/s|%)(?!\w)", prose):
-        failures.append(f"a measured number typed into the answer key's Questions: {typed}")
+failures += prose_checks.answer_key_failures(chapter, figures, given, section="Questions")
 for slug in committed:
     v = {k.split(".", 1)[1]: x for k, x in given.items() if k.startswith(slug + ".")}
     try:
@@ -89,6 +69,4 @@ for slug in committed:
     other["extra"]["summary"]["balanced_pipeline"]["best_chunks"] = sweep[-1]["chunks"]
     expect("the N after a best that is the last", figures.values({"other": other}).get("other.sweep.next_n"), figures.MISSING)
 
-for f in failures:
-    print(f, file=sys.stderr)
-sys.exit(1 if failures else 0)
+failures.finish()
