@@ -86,10 +86,14 @@ def mainpage_table(rows: list[Chapter]) -> str:
 
 
 def tables(root: Path = ROOT) -> dict[Path, dict[str, str]]:
-    """page -> {block name: Markdown}, for the pages make_figures.py rewrites."""
+    """page -> {block name: Markdown}, for the pages make_figures.py rewrites: those of the two that the tree
+    has (both, in the course and in a handout; none in a test's miniature tree, which then needs no rows)."""
+    pages = {root / "README.md": readme_table, root / "docs" / "mainpage.md": mainpage_table}
+    pages = {page: table for page, table in pages.items() if page.is_file()}
+    if not pages:
+        return {}
     rows = chapters(root)
-    return {root / "README.md": {BLOCK: readme_table(rows)},
-            root / "docs" / "mainpage.md": {BLOCK: mainpage_table(rows)}}
+    return {page: {BLOCK: table(rows)} for page, table in pages.items()}
 
 
 def main() -> int:

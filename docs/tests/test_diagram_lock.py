@@ -29,7 +29,7 @@ def sha(path: Path) -> str:
 
 def make_tree(root: Path) -> None:
     (root / "scripts").mkdir()
-    for name in ("make_figures.py", "diagram_lock.py", "diagram_style.py"):
+    for name in ("make_figures.py", "diagram_lock.py", "diagram_style.py", "chapter_tables.py", "results_schema.py"):
         shutil.copy(ROOT / "scripts" / name, root / "scripts" / name)
     chapter = root / CHAPTER
     chapter.mkdir()
