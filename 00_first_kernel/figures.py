@@ -8,11 +8,15 @@ table that chapter 02's results or NVIDIA's documents give are filled all the sa
 """
 from __future__ import annotations
 
-import json
 import math
+import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+SCRIPTS = str(Path(__file__).resolve().parents[1] / "scripts")
+if SCRIPTS not in sys.path:  # make_figures.py puts scripts/ there; a test that loads this file may not
+    sys.path.insert(0, SCRIPTS)
+import figures_lib  # noqa: E402  (results files by the naming rule, Markdown tables)
+
 LADDER = ("saxpy", "saxpy_grid_stride", "copy_coalesced", "copy_strided", "copy_2d", "transpose_naive",
           "transpose_shared")
 PENDING = "*Not measured yet: run `00_first_kernel/bench.sh` on a GPU, then `python3 scripts/make_figures.py`.*"
@@ -32,9 +36,8 @@ def _first(results: dict[str, dict]) -> tuple[str, dict] | None:
     return slug, results[slug]
 
 
-def _sibling(slug: str, name: str) -> dict | None:
-    path = ROOT / "results" / slug / f"{name}.json"
-    return json.loads(path.read_text()) if path.is_file() else None
+def _sibling(slug: str, chapter: str, kind: str | None = None) -> dict | None:
+    return figures_lib.load_sibling(slug, chapter, kind)
 
 
 def _ladder_rows(doc: dict) -> dict[str, dict]:
@@ -56,7 +59,7 @@ def _times(x: float) -> str:
 def _latency_02(slug: str) -> tuple[float, float] | None:
     """Chapter 02's pointer chase: the latency of one load at the smallest footprint (in L2) and the
     largest (in HBM), in ns."""
-    doc = _sibling(slug, "02_bandwidth.latency")
+    doc = _sibling(slug, "02_bandwidth", "latency")
     if not doc or not doc.get("rows"):
         return None
     rows = sorted(doc["rows"], key=lambda r: r["bytes"])
@@ -64,7 +67,7 @@ def _latency_02(slug: str) -> tuple[float, float] | None:
 
 
 def _latency_02_footprints(slug: str) -> tuple[str, str] | None:
-    doc = _sibling(slug, "02_bandwidth.latency")
+    doc = _sibling(slug, "02_bandwidth", "latency")
     if not doc or not doc.get("rows"):
         return None
     rows = sorted(doc["rows"], key=lambda r: r["bytes"])
@@ -87,7 +90,7 @@ def _device_doc(results: dict[str, dict]) -> tuple[str, dict] | None:
     first = _first(results)
     if first:
         return first[0], first[1]["device"]
-    doc = _sibling("h100", "02_bandwidth.latency")
+    doc = _sibling("h100", "02_bandwidth", "latency")
     return ("h100", doc["device"]) if doc else None
 
 
@@ -110,7 +113,7 @@ def _ladder_table(slug: str, doc: dict) -> str:
 
 
 def _stride_table(slug: str) -> str:
-    doc = _sibling(slug, "00_first_kernel.strides")
+    doc = _sibling(slug, "00_first_kernel", "strides")
     if not doc:
         return PENDING
     out = ["`copy_strided` alone at each stride (`results/" + slug + "/00_first_kernel.strides.json`). "
@@ -244,7 +247,7 @@ def values(results: dict[str, dict]) -> dict[str, str]:
         out["l1_ns"] = f"{levels['L1']['ns_per_load']:.1f} ns"
     if "L2" in levels:
         out["l2_gbs"] = _gbs(levels["L2"]["gbs"])
-    strides = _sibling(slug, "00_first_kernel.strides")
+    strides = _sibling(slug, "00_first_kernel", "strides")
     if strides and "8" in strides["runs"]:
         out["stride_sectors_gbs"] = _gbs(strides["runs"]["8"]["rows"][0]["gbs"])
     if strides and "1" in strides["runs"]:

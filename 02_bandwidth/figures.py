@@ -3,8 +3,13 @@
 tables(results) and values(results) are pure Python (json only); plots(results, out_dir) needs matplotlib.
 results: gpu slug -> the program's results JSON (results/<slug>/02_bandwidth.json).
 """
-import json
 import pathlib
+import sys
+
+SCRIPTS = str(pathlib.Path(__file__).resolve().parents[1] / "scripts")
+if SCRIPTS not in sys.path:  # make_figures.py puts scripts/ there; a test that loads this file may not
+    sys.path.insert(0, SCRIPTS)
+import figures_lib  # noqa: E402  (results files by the naming rule, Markdown tables)
 
 NO_RESULTS = "No results are committed yet: run `bash 02_bandwidth/bench.sh <build> <results dir>` on a GPU machine."
 NOT_YET = ("Not in the committed results yet: this table is generated from a run of the program that measures it "
@@ -16,8 +21,7 @@ BLOCKS = ("earlier_runs", "k80_vs_today", "book_size", "duplex", "fits", "timing
 # source files (timing, checks, the tile kernel, the tuned copies), so its numbers are not this code's.
 EARLIER_CODE = {"d495630": "made before a rework of 28 of the chapter's source files"}
 # memory_latency's results sit beside the program's: results/<slug>/02_bandwidth.latency.json (bench.sh writes both).
-RESULTS = pathlib.Path(__file__).resolve().parent.parent / "results"
-LATENCY_FILE = "02_bandwidth.latency.json"
+LATENCY_KIND = "latency"
 KIND_ORDER = ("pageable", "pinned", "write-combined", "registered", "device")
 
 
@@ -243,8 +247,7 @@ def _p2p(results):
 
 def load_latency(slug):
     """memory_latency's results on one GPU (ns per dependent load per footprint), or None where not run."""
-    path = RESULTS / slug / LATENCY_FILE
-    return json.loads(path.read_text()) if path.exists() else None
+    return figures_lib.load_sibling(slug, "02_bandwidth", LATENCY_KIND)
 
 
 def _served_by(row, l2_bytes):

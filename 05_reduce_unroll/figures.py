@@ -193,7 +193,7 @@ def compute(doc: dict, profile: dict | None, slug: str) -> dict[str, str]:
 
 # Little's law (Question 3 and its answer): the DRAM latency chapter 02's memory_latency measured on the same GPU
 # (results/<gpu>/02_bandwidth.latency.json).
-LATENCY_RESULTS = "02_bandwidth.latency.json"
+LATENCY_CHAPTER, LATENCY_KIND = "02_bandwidth", "latency"
 
 
 def ratio_span(ratios: list[float]) -> str:
@@ -267,10 +267,9 @@ def wave_values(doc: dict) -> dict[str, str]:
 def dram_latency_ns(slug: str) -> float | None:
     """The latency of one DRAM load on this GPU as chapter 02 defines it (its smallest footprint at least four
     times the L2), or None where memory_latency has not run there."""
-    path = ladder.RESULTS / slug / LATENCY_RESULTS
-    if not path.exists():
+    doc = ladder.figures_lib.load_sibling(slug, LATENCY_CHAPTER, LATENCY_KIND)
+    if doc is None:
         return None
-    doc = json.loads(path.read_text())
     beyond = [r for r in doc["rows"] if r["bytes"] >= 4 * doc["device"]["l2_bytes"]]
     return min(beyond, key=lambda r: r["bytes"])["ns_per_load"] if beyond else None
 

@@ -4,12 +4,17 @@ from __future__ import annotations
 import json
 import math
 import pathlib
+import sys
+
+SCRIPTS = str(pathlib.Path(__file__).resolve().parents[1] / "scripts")
+if SCRIPTS not in sys.path:  # make_figures.py puts scripts/ there; a test that loads this file may not
+    sys.path.insert(0, SCRIPTS)
+import figures_lib  # noqa: E402  (results files by the naming rule, Markdown tables)
 
 BLOCKS = ("streams_summary", "streams_scenarios", "streams_sweep", "streams_small", "streams_timelines")
 # The pipeline sweep at small sizes: one results file of the program per --size, gathered in
 # results/<gpu>/06_streams.small.json ("runs": size -> the program's results JSON).
-RESULTS = pathlib.Path(__file__).resolve().parent.parent / "results"
-SMALL_FILE = "06_streams.small.json"
+SMALL_KIND = "small"
 NO_RESULTS = "No results are committed yet: run `bash 06_streams/bench.sh build results/<gpu>` on a GPU."
 MISSING = "(not measured)"
 # PCIe per lane and direction, in theory: GT/s by generation, and the line code's payload share. Not a
@@ -90,8 +95,8 @@ def _sweep(results):
 
 def load_small(slug):
     """The small-size pipeline sweeps of one GPU: {size label: results JSON}, or {} where not run."""
-    path = RESULTS / slug / SMALL_FILE
-    return json.loads(path.read_text())["runs"] if path.exists() else {}
+    doc = figures_lib.load_sibling(slug, "06_streams", SMALL_KIND)
+    return doc["runs"] if doc else {}
 
 
 def _by_size(runs):

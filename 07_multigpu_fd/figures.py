@@ -18,6 +18,12 @@ import json
 import math
 import pathlib
 import re
+import sys
+
+SCRIPTS = str(pathlib.Path(__file__).resolve().parents[1] / "scripts")
+if SCRIPTS not in sys.path:  # make_figures.py puts scripts/ there; a test that loads this file may not
+    sys.path.insert(0, SCRIPTS)
+import figures_lib  # noqa: E402  (results files by the naming rule, Markdown tables)
 
 NO_RESULTS = "No results are committed yet: run `bash 07_multigpu_fd/bench.sh <build> <results dir>` on a GPU machine."
 CHAPTER = "07_multigpu_fd"
@@ -38,8 +44,7 @@ def _documents(results):
     docs = []
     for slug in sorted(results):
         docs.append((slug, results[slug]))
-        siblings = {path.name[len(CHAPTER) + 1:-len(".json")]: path
-                    for path in (pathlib.Path(RESULTS_DIR) / slug).glob(f"{CHAPTER}.*.json")}
+        siblings = figures_lib.sibling_kinds(slug, CHAPTER, RESULTS_DIR)
         order = sorted(siblings, key=lambda kind: (RUN_KINDS.index(kind) if kind in RUN_KINDS else len(RUN_KINDS), kind))
         for kind in order:
             with siblings[kind].open() as f:
@@ -372,6 +377,15 @@ def values(results):
              "temporal_4_x", "temporal_model_2", "temporal_model_3", "temporal_model_4", "temporal_bitwise",
              "stream_vs_copy", "ladder_sm_counts") + tuple(per_gpu) + KEY_VALUES
     out = {n: "(no results)" for n in names}
+    out |= _gpu_values(docs, gpus)
+    out |= _ladder_values(docs, gpus)
+    out |= _compiler_values(docs)
+    return out | _answer_key_values(docs)
+
+
+def _gpu_values(docs, gpus):
+    """The values of each GPU's own ladder (named <value>_<slug>), its SM count and the default rung."""
+    out = {}
     listing, _ = _listing(docs)
     out["default_rung"] = f"`{listing['extra']['default_rung']}`" if listing else NO_LISTING
     counts = sorted({doc.get("device", {}).get("sm_count") for doc, _ in gpus.values()} - {None})
@@ -395,6 +409,12 @@ def values(results):
             out[f"temporal_best_x_{slug}"] = f"{temporal['ceiling_pct'] / 100:.2f}×"
             out[f"temporal_rate_{slug}"] = f"{temporal['gcells_per_s']:.0f} Gcells/s"
             out[f"temporal_verdict_{slug}"] = "past" if temporal["ceiling_pct"] > 100 else "short of"
+    return out
+
+
+def _ladder_values(docs, gpus):
+    """The values the prose quotes from the first GPU's ladder and tuning table (h100 before h200)."""
+    out = {}
     # The prose quotes the first GPU's ladder (results/<slug> in name order: h100 before h200); the
     # per-GPU values above name each GPU's own.
     first_slug = next(iter(gpus), None)
@@ -462,6 +482,13 @@ def values(results):
                 gap = 100 * (multi_rows[0]["ms_per_step"] / best["ms_per_step"] - 1)
                 out["multi_gpu_rung_vs_best"] = (f"it takes {gap:.1f}% longer per step than `{best['variant']}` in its "
                                                  f"tuned shape ({best.get('shape') or 'fixed'})")
+    return out
+
+
+def _compiler_values(docs):
+    """The values of the compiler report (registers, shared memory, loads, fast math, debug stacks), with the
+    listed occupancy of the ladder's GPU; {} without a report."""
+    out = {}
     report = _compiler_report()
     if report:
         rel = report["kernels"]["release"]
@@ -529,7 +556,7 @@ def values(results):
         same = all(report["kernels"]["fast_math"].get(k, {}).get("registers") == v["registers"] for k, v in rel.items())
         out["fast_math_registers"] = "the same" if same else "different"
         out["debug_functions"] = str(report["calls"].get("debug", "?"))
-    return out | _answer_key_values(docs)
+    return out
 
 
 # ---- numbers quoted in the answer key (instructor/answer_key.md) ------------------------------------

@@ -7,11 +7,18 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from pathlib import Path
 
-RESULTS = Path(__file__).resolve().parents[1] / "results"
-# Chapter 05's profiler results (profile.sh): read by every chapter whose lesson cites a counter.
-PROFILE = "05_reduce_unroll.profile.json"
+SCRIPTS = str(Path(__file__).resolve().parents[1] / "scripts")
+if SCRIPTS not in sys.path:  # make_figures.py puts scripts/ there; a test that loads this file may not
+    sys.path.insert(0, SCRIPTS)
+import figures_lib  # noqa: E402  (results files by the naming rule, Markdown tables)
+
+RESULTS = figures_lib.RESULTS
+# Chapter 05's profiler results (profile.sh, results/<gpu>/05_reduce_unroll.profile.json): read by every
+# chapter whose lesson cites a counter.
+PROFILE_CHAPTER, PROFILE_KIND = "05_reduce_unroll", "profile"
 LIBRARY = "cub_device_reduce"
 
 # The book the ladder follows: its kernels, their names and the order of the rungs.
@@ -98,8 +105,7 @@ def blog_table(kernels: list[str]) -> str:
 def load_profile(slug: str) -> dict | None:
     """Chapter 05's profiler results of one GPU (Nsight Compute counters per rung at 2^24 ints, block
     512), or None where profile.sh has not run there."""
-    path = RESULTS / slug / PROFILE
-    return json.loads(path.read_text()) if path.exists() else None
+    return figures_lib.load_sibling(slug, PROFILE_CHAPTER, PROFILE_KIND)
 
 
 def profiled(profile: dict | None, kernel: str) -> dict | None:
@@ -138,8 +144,7 @@ def chapter_values(names: list[str], compute):
 
 def sibling_results(slug: str, chapter: str) -> dict | None:
     """results/<slug>/<chapter>.json, or None."""
-    path = RESULTS / slug / f"{chapter}.json"
-    return json.loads(path.read_text()) if path.exists() else None
+    return figures_lib.load_sibling(slug, chapter)
 
 
 def grading_perf(slug: str, exercise: str) -> dict | None:
