@@ -642,6 +642,16 @@ def plots(results, out_dir):
 
     out_dir = pathlib.Path(out_dir)
     docs = _documents(results)
+    written = _plot_wavefields(plt, np, docs, out_dir)
+    if _rows(docs, "ladder"):
+        written += _plot_ladder(plt, np, docs, out_dir)
+        written += _plot_roofline(plt, np, docs, out_dir)
+    written += _plot_scaling(plt, docs, out_dir)
+    return written
+
+
+def _plot_wavefields(plt, np, docs, out_dir):
+    """One PNG per distinct snapshot of the wavefield (ch07_wavefield_*.png)."""
     written = []
     for name, snap, _ in _distinct_snapshots(docs):
         q = np.frombuffer(base64.b64decode(snap["data_base64"]), dtype=np.uint8).astype(np.float32)
@@ -662,79 +672,93 @@ def plots(results, out_dir):
         fig.savefig(out_dir / name, dpi=110)
         plt.close(fig)
         written.append(name)
+    return written
 
+
+def _plot_ladder(plt, np, docs, out_dir):
+    """ch07_ladder.png: every rung's Gcells/s, one panel per GPU that ran the ladder."""
+    written = []
     ladder = _rows(docs, "ladder")
-    if ladder:
-        # One panel per GPU that ran the ladder; the labels are the rung names alone (the panel names the
-        # GPU), and the figure grows with the number of rungs so that no two labels overlap. The stream
-        # ceiling is the dashed line (and its own bar, first); temporal rungs count cells × steps.
-        slugs = [slug for slug in dict.fromkeys(slug for slug, _, _ in ladder)]
-        counts = [sum(1 for s, _, _ in ladder if s == slug) for slug in slugs]
-        fig, axes = plt.subplots(len(slugs), 1, figsize=(9, 0.9 + 0.3 * sum(counts) + 0.6 * len(slugs)),
-                                 gridspec_kw={"height_ratios": counts}, squeeze=False)
-        for ax, slug in zip(axes[:, 0], slugs):
-            rows = [(doc, r) for s, doc, r in ladder if s == slug]
-            doc = rows[0][0]
-            names = [r["variant"] for _, r in rows]
-            speeds = [r["gcells_per_s"] for _, r in rows]
-            colors = ["tab:gray" if r["variant"] == "stream_ceiling" else
-                      "tab:orange" if r.get("steps_per_pass", 1) > 1 else "tab:blue" for _, r in rows]
-            y = np.arange(len(rows))
-            ax.barh(y, speeds, color=colors, height=0.7)
-            ax.set_yticks(y, names, fontsize=9)
-            ax.invert_yaxis()
-            for yi, v in zip(y, speeds):
-                ax.text(v + 2, yi, f"{v:.0f}", va="center", fontsize=8)
-            stream = [r for _, r in rows if r["variant"] == "stream_ceiling"]
-            if stream:
-                ax.axvline(stream[0]["gcells_per_s"], color="tab:red", ls="--", lw=1,
-                           label=f"stream ceiling (12 bytes per cell, measured) = {stream[0]['gcells_per_s']:.0f} Gcells/s")
-            ax.set_xlim(0, max(speeds) * 1.15)
-            r0 = rows[0][1]
-            ax.set_title(f"{_name(slug, doc)}: {r0['nx']}×{r0['ny']} grid, one GPU\n"
-                         f"(orange: several steps per pass, counted as cells × steps per second)", fontsize=10)
-            ax.legend(loc="lower right", fontsize=8)
-        axes[-1, 0].set_xlabel("Gcells/s (higher is faster)")
+    # One panel per GPU that ran the ladder; the labels are the rung names alone (the panel names the
+    # GPU), and the figure grows with the number of rungs so that no two labels overlap. The stream
+    # ceiling is the dashed line (and its own bar, first); temporal rungs count cells × steps.
+    slugs = [slug for slug in dict.fromkeys(slug for slug, _, _ in ladder)]
+    counts = [sum(1 for s, _, _ in ladder if s == slug) for slug in slugs]
+    fig, axes = plt.subplots(len(slugs), 1, figsize=(9, 0.9 + 0.3 * sum(counts) + 0.6 * len(slugs)),
+                             gridspec_kw={"height_ratios": counts}, squeeze=False)
+    for ax, slug in zip(axes[:, 0], slugs):
+        rows = [(doc, r) for s, doc, r in ladder if s == slug]
+        doc = rows[0][0]
+        names = [r["variant"] for _, r in rows]
+        speeds = [r["gcells_per_s"] for _, r in rows]
+        colors = ["tab:gray" if r["variant"] == "stream_ceiling" else
+                  "tab:orange" if r.get("steps_per_pass", 1) > 1 else "tab:blue" for _, r in rows]
+        y = np.arange(len(rows))
+        ax.barh(y, speeds, color=colors, height=0.7)
+        ax.set_yticks(y, names, fontsize=9)
+        ax.invert_yaxis()
+        for yi, v in zip(y, speeds):
+            ax.text(v + 2, yi, f"{v:.0f}", va="center", fontsize=8)
+        stream = [r for _, r in rows if r["variant"] == "stream_ceiling"]
+        if stream:
+            ax.axvline(stream[0]["gcells_per_s"], color="tab:red", ls="--", lw=1,
+                       label=f"stream ceiling (12 bytes per cell, measured) = {stream[0]['gcells_per_s']:.0f} Gcells/s")
+        ax.set_xlim(0, max(speeds) * 1.15)
+        r0 = rows[0][1]
+        ax.set_title(f"{_name(slug, doc)}: {r0['nx']}×{r0['ny']} grid, one GPU\n"
+                     f"(orange: several steps per pass, counted as cells × steps per second)", fontsize=10)
+        ax.legend(loc="lower right", fontsize=8)
+    axes[-1, 0].set_xlabel("Gcells/s (higher is faster)")
+    fig.tight_layout()
+    fig.savefig(out_dir / "ch07_ladder.png", dpi=110)
+    plt.close(fig)
+    written.append("ch07_ladder.png")
+    return written
+
+
+def _plot_roofline(plt, np, docs, out_dir):
+    """ch07_roofline.png: the best rung per steps-per-pass K against the DRAM-bound model, per GPU."""
+    written = []
+    # The roofline of temporal blocking: a pass over DRAM moves 16 bytes per cell (read u and u_prev,
+    # write the last two levels) and advances K steps, so a DRAM-bound pass of K steps is worth
+    # 12·K/16 of the one-step ceiling (K = 1: 12 bytes, the ceiling itself).
+    gpus = [(slug, doc, lad) for slug, (doc, lad) in _ladders_by_gpu(docs).items() if _best(lad, True)]
+    if gpus:
+        fig, axes = plt.subplots(1, len(gpus), figsize=(4.8 * len(gpus), 3.9), squeeze=False)
+        for ax, (slug, doc, lad) in zip(axes[0], gpus):
+            stream = lad.get("stream_ceiling")
+            if stream is None:
+                continue
+            c = stream["gcells_per_s"]
+            ks = np.arange(1, 5)
+            model = [c if k == 1 else c * 12 * k / 16 for k in ks]
+            ax.plot(ks, model, "--", color="tab:red", label="DRAM-bound model (16 bytes per pass of K steps)")
+            ax.axhline(c, color="tab:gray", lw=0.8, label="one-step stream ceiling")
+            by_k = {}
+            for r in lad.values():
+                if r["variant"] != "stream_ceiling":
+                    k = r.get("steps_per_pass", 1)
+                    by_k[k] = max(by_k.get(k, 0), r["gcells_per_s"])
+            pts = sorted(by_k.items())
+            ax.plot([k for k, _ in pts], [v for _, v in pts], "o-", color="tab:blue", label="best rung measured")
+            for k, v in pts:
+                ax.annotate(f"{v:.0f}", (k, v), textcoords="offset points", xytext=(6, -12), fontsize=8)
+            ax.set_xticks(ks)
+            ax.set_xlabel("time steps per pass over memory (K)")
+            ax.set_ylabel("Gcells × steps / s")
+            ax.set_ylim(0, max(model) * 1.1)
+            ax.set_title(_name(slug, doc), fontsize=10)
+            ax.legend(fontsize=7, loc="upper left")
         fig.tight_layout()
-        fig.savefig(out_dir / "ch07_ladder.png", dpi=110)
+        fig.savefig(out_dir / "ch07_roofline.png", dpi=110)
         plt.close(fig)
-        written.append("ch07_ladder.png")
+        written.append("ch07_roofline.png")
+    return written
 
-        # The roofline of temporal blocking: a pass over DRAM moves 16 bytes per cell (read u and u_prev,
-        # write the last two levels) and advances K steps, so a DRAM-bound pass of K steps is worth
-        # 12·K/16 of the one-step ceiling (K = 1: 12 bytes, the ceiling itself).
-        gpus = [(slug, doc, lad) for slug, (doc, lad) in _ladders_by_gpu(docs).items() if _best(lad, True)]
-        if gpus:
-            fig, axes = plt.subplots(1, len(gpus), figsize=(4.8 * len(gpus), 3.9), squeeze=False)
-            for ax, (slug, doc, lad) in zip(axes[0], gpus):
-                stream = lad.get("stream_ceiling")
-                if stream is None:
-                    continue
-                c = stream["gcells_per_s"]
-                ks = np.arange(1, 5)
-                model = [c if k == 1 else c * 12 * k / 16 for k in ks]
-                ax.plot(ks, model, "--", color="tab:red", label="DRAM-bound model (16 bytes per pass of K steps)")
-                ax.axhline(c, color="tab:gray", lw=0.8, label="one-step stream ceiling")
-                by_k = {}
-                for r in lad.values():
-                    if r["variant"] != "stream_ceiling":
-                        k = r.get("steps_per_pass", 1)
-                        by_k[k] = max(by_k.get(k, 0), r["gcells_per_s"])
-                pts = sorted(by_k.items())
-                ax.plot([k for k, _ in pts], [v for _, v in pts], "o-", color="tab:blue", label="best rung measured")
-                for k, v in pts:
-                    ax.annotate(f"{v:.0f}", (k, v), textcoords="offset points", xytext=(6, -12), fontsize=8)
-                ax.set_xticks(ks)
-                ax.set_xlabel("time steps per pass over memory (K)")
-                ax.set_ylabel("Gcells × steps / s")
-                ax.set_ylim(0, max(model) * 1.1)
-                ax.set_title(_name(slug, doc), fontsize=10)
-                ax.legend(fontsize=7, loc="upper left")
-            fig.tight_layout()
-            fig.savefig(out_dir / "ch07_roofline.png", dpi=110)
-            plt.close(fig)
-            written.append("ch07_roofline.png")
 
+def _plot_scaling(plt, docs, out_dir):
+    """ch07_scaling.png: strong and weak scaling efficiency, with and without overlap."""
+    written = []
     strong = _rows(docs, "strong")
     if strong:
         fig, axes = plt.subplots(1, 2, figsize=(9, 3.8))
