@@ -305,34 +305,25 @@ def _points(exercise_id):
 
 
 def _answer_key_values(doc):
-    """name -> getter of the values the instructor page (instructor/answer_key.md) quotes beyond the lesson's."""
-    extra = doc.get("extra", {})
-    cal, kernels = extra.get("calibration", {}), extra.get("issue_order", [])
+    """name -> getter of the values the instructor page (instructor/answer_key.md) quotes beyond the lesson's:
+    the copies and the link (Questions 1 and 2), the pipeline sweep (Questions 2 and 3), the concurrency,
+    default-stream and ring scenarios (Questions 4 to 7, exercise 06.3)."""
+    return _copy_key_values(doc) | _sweep_key_values(doc) | _scenario_key_values(doc)
 
-    def row(scenario, variant):
-        return _row(doc, scenario, variant)
+
+def _copy_key_values(doc):
+    """Question 1 (the pageable pipeline against the pinned one) and the link in both directions (Question 2)."""
+    extra = doc.get("extra", {})
+    cal = extra.get("calibration", {})
 
     def pageable():
-        return row("pageable_vs_pinned", "pageable")
+        return _row(doc, "pageable_vs_pinned", "pageable")
 
     def pinned():
-        return row("pageable_vs_pinned", "pinned")
+        return _row(doc, "pageable_vs_pinned", "pinned")
 
     def sweep_n(n):
         return next(p for p in extra["sweep"] if p["chunks"] == n)
-
-    def best():
-        return sweep_n(extra["summary"]["balanced_pipeline"]["best_chunks"])
-
-    def after_best():
-        return _sweep_points(doc)[1]
-
-    def last():
-        return _sweep_points(doc)[2]
-
-    def depth_over_breadth(connections, streams):
-        walls = _orders(_setting(kernels, connections, streams))
-        return walls["depth_first"] / walls["breadth_first"]
 
     return {
         "kernel_iterations": lambda: str(cal["kernel_iterations"]),
@@ -356,7 +347,23 @@ def _answer_key_values(doc):
         "h_plus_d_ms": lambda: f"{cal['h2d_ms'] + cal['d2h_ms']:.3f}",
         "duplex_gain": lambda: _times((cal["h2d_ms"] + cal["d2h_ms"]) / cal["both_copies_ms"]),
         "balanced_on_h_bound": lambda: f"{max(cal['h2d_ms'], cal['d2h_ms']) / cal['both_copies_ms']:.2f}",
-        # Questions 2 and 3: the sweep at its best N, the N after it and its last N.
+    }
+
+
+def _sweep_key_values(doc):
+    """Questions 2 and 3: the sweep at its best N, the N after it and its last N."""
+    extra = doc.get("extra", {})
+
+    def best():
+        return next(p for p in extra["sweep"] if p["chunks"] == extra["summary"]["balanced_pipeline"]["best_chunks"])
+
+    def after_best():
+        return _sweep_points(doc)[1]
+
+    def last():
+        return _sweep_points(doc)[2]
+
+    return {
         "sweep.best_ms": lambda: f"{best()['measured_ms']:.3f}",
         "sweep.best_model_ms": lambda: f"{best()['model_ms']:.3f}",
         "sweep.best_duplex_ms": lambda: f"{best()['duplex_model_ms']:.3f}",
@@ -376,6 +383,22 @@ def _answer_key_values(doc):
         "sweep.per_chunk_us": lambda: f"{_per_chunk_us(after_best(), last()):.1f}",
         "sweep.per_chunk_us_before": lambda: f"{_per_chunk_us(best(), after_best()):.1f}",
         "sweep.per_operation_us": lambda: f"{_per_chunk_us(after_best(), last()) / 3:.1f}",
+    }
+
+
+def _scenario_key_values(doc):
+    """Questions 4 to 7 and exercise 06.3: big and small grids, the false dependency on shared queues, the
+    default streams, the device ring."""
+    kernels = doc.get("extra", {}).get("issue_order", [])
+
+    def row(scenario, variant):
+        return _row(doc, scenario, variant)
+
+    def depth_over_breadth(connections, streams):
+        walls = _orders(_setting(kernels, connections, streams))
+        return walls["depth_first"] / walls["breadth_first"]
+
+    return {
         # Question 4: big and small grids.
         "big.one_launch_ms": lambda: f"{row('kernel_concurrency', 'big: 1 launch, whole buffer')['measured_ms']:.3f}",
         "big.one_stream_ms": lambda: f"{row('kernel_concurrency', 'big: 4 launches, 1 stream')['measured_ms']:.3f}",
@@ -399,7 +422,6 @@ def _answer_key_values(doc):
         "ring.sequential_points": lambda: str(math.ceil(_points("06.3") * row("ring_pipeline", "reference")["measured_ms"]
                                                         / row("ring_pipeline", "sequential")["measured_ms"])),
     }
-
 
 def _verdict(walls):
     """Where staggered issue stands against depth-first and breadth-first, in words (2 % counts as a tie)."""
