@@ -508,6 +508,17 @@ def _measured(strategies, *row_sets):
 
 def _sweep_values(doc):
     """Inline values of one sweep machine (the lesson quotes them in prose), keyed without the slug."""
+    out = _machine_values(doc)
+    step0, lammps = doc.get("extra", {}).get("step0", {}), doc.get("extra", {}).get("lammps_step0", {})
+    for key, name in (("potential_per_atom", "epair"), ("pressure", "pressure")):
+        out[f"lammps.{name}"] = f"{lammps[key]:.7f}".replace("-", "−") if key in lammps else MISSING
+        out[f"ours.{name}"] = f"{step0[key]:.9f}".replace("-", "−") if key in step0 else MISSING
+    return (out | _model_values(doc) | _idle_values(_rows(doc)) | _force_values(doc) | _scaling_values(doc)
+            | _gantt_values(doc))
+
+
+def _machine_values(doc):
+    """The machine: logical cores, threads per core, cores, the hypervisor."""
     out = {}
     topo = doc.get("config", {}).get("cpu_topology") or {}
     out["logical_cores"] = str(doc.get("device", {}).get("logical_cores", MISSING))
@@ -515,13 +526,12 @@ def _sweep_values(doc):
     out["cores"] = (str(int(topo["sockets"]) * int(topo["cores_per_socket"]))
                     if topo.get("sockets") and topo.get("cores_per_socket") else MISSING)
     out["hypervisor"] = topo.get("hypervisor") or "none reported"
+    return out
 
-    rows = _rows(doc)
-    step0, lammps = doc.get("extra", {}).get("step0", {}), doc.get("extra", {}).get("lammps_step0", {})
-    for key, name in (("potential_per_atom", "epair"), ("pressure", "pressure")):
-        out[f"lammps.{name}"] = f"{lammps[key]:.7f}".replace("-", "−") if key in lammps else MISSING
-        out[f"ours.{name}"] = f"{step0[key]:.9f}".replace("-", "−") if key in step0 else MISSING
 
+def _model_values(doc):
+    """The model's ingredients per system size, and where the triangle's step was clamped."""
+    out = {}
     # The model's ingredients per system size: delta/N (median over the teams) and the team the staircase fits.
     for cells in _sizes(doc):
         crows = _rows(doc, cells)
@@ -537,7 +547,12 @@ def _sweep_values(doc):
     clamped = [f"{_atoms(r['atoms'])} atoms on {r['threads']} threads" for r in doc.get("rows", [])
                if r["strategy"] == "triangle" and r.get("clamped")]
     out["clamped_at"] = _list(clamped) if clamped else "no system size and team measured here"
+    return out
 
+
+def _idle_values(rows):
+    """Critical and triangle at the default size: idle time against the model, ranges apart."""
+    out = {}
     # Critical and triangle at the default size: idle against the model, and whether the ranges part.
     small = [t for t in _teams(rows) if t <= 8]
     pairs = [(_find(rows, "critical", t), _find(rows, "triangle", t)) for t in small]
@@ -553,7 +568,12 @@ def _sweep_values(doc):
     out["critical_below_model_from"] = f"every team from {below[0]} threads on" if below else "at no team size"
     tri_over = [tr["idle_ms"] / tr["model_idle_ms"] for _, tr in pairs if tr and tr.get("model_idle_ms")]
     out["triangle_idle_over_model_small"] = f"{min(tri_over):.2g}–{max(tri_over):.2g}×" if tri_over else MISSING
+    return out
 
+
+def _force_values(doc):
+    """Force time at every size: ranges apart, who is ahead, speedups over serial and over itself."""
+    out = {}
     # Force time, every size: how often the ranges part, and how often the triangle median is ahead.
     total = apart = 0
     for cells in _sizes(doc):
@@ -595,7 +615,12 @@ def _sweep_values(doc):
         out[f"reps.{cells}"] = str(serial.get("reps", MISSING))
     out["force_ranges_apart"] = _count(apart, total)
     out["force_ranges_total"] = str(total)
+    return out
 
+
+def _scaling_values(doc):
+    """The two largest systems, each strategy against its own one-thread time: do the ranges part?"""
+    out = {}
     # Scaling of the two largest systems against each strategy's own one-thread time: do the ranges part?
     # The range of a ratio runs from the fastest one-thread evaluation over the slowest team one to the reverse.
     sizes = _sizes(doc)
@@ -611,7 +636,12 @@ def _sweep_values(doc):
                 if ranges[0][1] < ranges[1][0] or ranges[1][1] < ranges[0][0]:
                     parted.append(f"`{s}`")
             out[f"scaling_apart.{t}"] = _list(parted) if parted else "none of them"
+    return out
 
+
+def _gantt_values(doc):
+    """The critical method's Gantt chart at the largest team: how far apart equal shares finish."""
+    out = {}
     # The Gantt chart of the critical method at the largest team: how far apart equal shares finish.
     tl = next((t for t in doc.get("extra", {}).get("timelines", [])
                if t["strategy"] == "critical" and t.get("cells") == DEFAULT_CELLS), None)
@@ -655,6 +685,14 @@ def _grade(ratio):
 def _key_values(doc):
     """Inline values of the instructor's answer key (instructor/answer_key.md) for one machine, without the slug:
     the default size's rows team by team, and the verdicts the key's answers rest on."""
+    rows = _rows(doc)
+    return (_key_row_values(doc) | _key_verdict_values(rows) | _key_triangle_values(doc, rows)
+            | _key_full_list_values(doc, rows))
+
+
+def _key_row_values(doc):
+    """The default size's rows team by team (force, idle, section times), over serial at one thread, the
+    minimum-image mode and full_list's error."""
     out = {"cpu": doc.get("device", {}).get("cpu", MISSING),
            "logical_cores": str(doc.get("device", {}).get("logical_cores", MISSING))}
     rows = _rows(doc)
@@ -686,7 +724,13 @@ def _key_values(doc):
     errors = [r["max_rel_error"] for r in doc.get("rows", []) if r["strategy"] == "full_list" and "max_rel_error" in r]
     if errors:
         out["full_list_error"] = f"{max(errors):.0e}"
+    return out
 
+
+def _key_verdict_values(rows):
+    """Exercise 01.3's metric on the committed rows, the fastest reducing strategy team by team, and critical's
+    idle against its model."""
+    out = {}
     # 01.3's metric on the committed rows: each strategy's fastest evaluation over critical's at 2 threads.
     ref = _find(rows, "critical", 2)
     for s in ("thread_arrays", "atomic"):
@@ -719,7 +763,14 @@ def _key_values(doc):
                   f"{_ms(by_team[t]['model_idle_ms'])} ms, {100 * by_team[t]['idle_after_ms'] / by_team[t]['idle_ms']:.0f}% "
                   "of it after the section" for t in above)
         if above else "no team of two or more measured more idle time than the model")
+    return out
 
+
+def _key_triangle_values(doc, rows):
+    """The triangle's Δ and its clamp at the default size, Question 3 (the touched range at the largest team)
+    and Question 4 (thread_arrays' reduction per thread)."""
+    out = {}
+    teams = _teams(rows, "thread_arrays")
     # Delta = Tc/t_p at the default size, every team, and the clamp.
     deltas = [r["triangle_step"] for r in rows if r["strategy"] == "triangle" and r.get("triangle_step")]
     if deltas:
@@ -747,8 +798,14 @@ def _key_values(doc):
     ta = [r["section_us"] for r in rows if r["strategy"] == "thread_arrays" and r["threads"] > 1]
     if ta:
         out["reduction_us_range"] = f"{min(ta):.0f}–{max(ta):.0f}"
+    return out
 
-    # Question 5: where full_list's median is ahead of critical's, do the force ranges part too?
+
+def _key_full_list_values(doc, rows):
+    """Question 5: where full_list's median is ahead of critical's, do the force ranges part too?"""
+    out = {}
+    teams = _teams(rows, "thread_arrays")
+    largest = max(teams) if teams else None
     n_ahead = n_apart = 0
     for cells in _sizes(doc):
         crows = _rows(doc, cells)
