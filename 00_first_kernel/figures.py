@@ -100,15 +100,16 @@ def _ladder_table(slug: str, doc: dict) -> str:
     cfg = doc["config"]
     out = [f"{doc['device']['name']}, median of {cfg['reps']} event-timed runs after {cfg['warmup']} warm-up runs; "
            f"1-D arrays of {cfg['n']:,} floats, the matrix {cfg['width']} × {cfg['height']}, stride {cfg['stride']} "
-           f"(`results/{slug}/00_first_kernel.json`). GB/s counts read + write: the bytes read plus the bytes written, per second.", "",
-           "| Variant | Grid × block | Time (ms) | GB/s | × copy_coalesced's GB/s |",
-           "|---|---|---:|---:|---:|"]
+           f"(`results/{slug}/00_first_kernel.json`). GB/s counts read + write: the bytes read plus the bytes written, per second.", ""]
+    cells = []
     for name in LADDER:
         r = rows.get(name)
         if r is None:
             continue
         ratio = f"{r['gbs'] / base['gbs']:.2f}" if base else "-"
-        out.append(f"| `{name}` | {r['launch']} | {r['time_ms']:.3f} | {r['gbs']:,.0f} | {ratio} |")
+        cells.append([f"`{name}`", r["launch"], f"{r['time_ms']:.3f}", f"{r['gbs']:,.0f}", ratio])
+    out.append(figures_lib.markdown_table(["Variant", "Grid × block", "Time (ms)", "GB/s", "× copy_coalesced's GB/s"],
+                                          cells, align="llrrr"))
     return "\n".join(out)
 
 
@@ -118,16 +119,17 @@ def _stride_table(slug: str) -> str:
         return PENDING
     out = ["`copy_strided` alone at each stride (`results/" + slug + "/00_first_kernel.strides.json`). "
            "Sectors per warp load is arithmetic, not a measurement: 32 lanes reading 4 bytes each, `stride` floats "
-           "apart, touch min(32, 4 × stride) sectors of 32 bytes.", "",
-           "| Stride (floats) | Bytes between lanes | Sectors per warp load | GB/s | × stride 1 |",
-           "|---:|---:|---:|---:|---:|"]
+           "apart, touch min(32, 4 × stride) sectors of 32 bytes.", ""]
     runs = doc["runs"]
     base = runs["1"]["rows"][0]["gbs"] if "1" in runs else None
+    cells = []
     for stride in sorted(runs, key=int):
         r = runs[stride]["rows"][0]
         s = int(stride)
         ratio = f"{r['gbs'] / base:.2f}" if base else "-"
-        out.append(f"| {s} | {4 * s} | {min(32, 4 * s)} | {r['gbs']:,.0f} | {ratio} |")
+        cells.append([s, 4 * s, min(32, 4 * s), f"{r['gbs']:,.0f}", ratio])
+    out.append(figures_lib.markdown_table(["Stride (floats)", "Bytes between lanes", "Sectors per warp load", "GB/s",
+                                           "× stride 1"], cells, align="rrrrr"))
     return "\n".join(out)
 
 

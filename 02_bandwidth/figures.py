@@ -26,7 +26,7 @@ KIND_ORDER = ("pageable", "pinned", "write-combined", "registered", "device")
 
 
 def _name(slug, doc):
-    return doc.get("device", {}).get("name", slug)
+    return figures_lib.device_name(doc, slug)
 
 
 def _earlier_code(doc):

@@ -34,7 +34,7 @@ def _fmt(value, kind):
 
 
 def _device(doc):
-    return doc.get("device", {}).get("name", "unknown GPU")
+    return figures_lib.device_name(doc, "unknown GPU")
 
 
 def _summary(results):

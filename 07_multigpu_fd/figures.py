@@ -58,7 +58,7 @@ def _rows(docs, table):
 
 
 def _name(slug, doc):
-    return doc.get("device", {}).get("name", slug)
+    return figures_lib.device_name(doc, slug)
 
 
 def _by_gpu(rows):

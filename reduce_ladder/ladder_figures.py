@@ -63,7 +63,7 @@ def row(doc: dict, kernel: str, n: int) -> dict | None:
 
 def results_table(slug: str, doc: dict) -> str:
     """Our measurements only, seven columns (the source's K80 figures have their own table, blog_table)."""
-    device = doc.get("device", {}).get("name", slug)
+    device = figures_lib.device_name(doc, slug)
     copy = doc.get("config", {}).get("copy_gbs", 0)
     out = [f"**{device}** (`results/{slug}`), block {doc.get('config', {}).get('block', '?')}, "
            f"measured copy bandwidth {copy:.0f} GB/s (read + write), median of "
