@@ -396,31 +396,20 @@ def _dram_ns(doc):
 
 
 def _gpu_values(doc):
-    """name (without the slug) -> a function of the results document giving the text."""
+    """name (without the slug) -> a function of the results document giving the text: the device and its
+    memory, the host's copies over PCIe, the device-to-device copies, the answer key's, and each copy of the
+    duel against cudaMemcpy."""
+    v = _device_memory_values(doc) | _host_copy_values(doc) | _device_copy_values(doc) | _answer_key_values(doc)
+    for name in _duel(doc):
+        v[f"x.{name}"] = (lambda n=name: _ratio(_duel(doc)[n]["vs_memcpy"]))
+    return v
+
+
+def _device_memory_values(doc):
+    """The device's SMs and L2, what is in flight, the copy ceiling and the latency of a load (memory_latency)."""
     dev = doc.get("device", {})
     ceiling = _extra(doc).get("copy_ceiling", {}).get("gbs_read_plus_write", 0)
-
-    def x(copy):
-        return _duel(doc)[copy]["vs_memcpy"]
-
-    def best_knob():
-        # The tuned copies that are not the lesson's tile kernel with one knob changed.
-        lesson = {"d2d_memcpy", "d2d_sm_kernel", "d2d_grid_stride"}
-        knobs = [d for name, d in _duel(doc).items() if name not in lesson and not name.startswith("sm_tile_")]
-        best = max(knobs, key=lambda d: d["vs_memcpy"])
-        return f"`{best['copy']}` at {_ratio(best['vs_memcpy'])}"
-
-    def uncovered_from(copy, memory):
-        for r in sorted((r for r in doc.get("rows", []) if r.get("scenario") == "sweep"
-                         and (r["copy"], r["memory"]) == (copy, memory)), key=lambda r: r["bytes"]):
-            if r["spin_blocked"]["spin_covered_fraction"] < 1:
-                return _size(r["bytes"])
-        return "no size measured"
-
-    def covered(copy, memory, nbytes):
-        return f"{100 * _sweep_point(doc, copy, memory, nbytes)['spin_blocked']['spin_covered_fraction']:.0f}%"
-
-    v = {
+    return {
         "sm_count": lambda: str(dev["sm_count"]),
         "l2_mib": lambda: f"{dev['l2_bytes'] / 2**20:.0f}",
         # One int4 per thread, 2048 resident threads per SM (sm_90), every SM.
@@ -436,6 +425,23 @@ def _gpu_values(doc):
         "latency.largest_footprint": lambda: max(load_latency(doc["_slug"])["rows"], key=lambda r: r["bytes"])["footprint"],
         # Little's law at the copy ceiling with the measured (unloaded) DRAM latency: bytes in flight, MB.
         "littles_mb": lambda: f"{ceiling * 1e9 * _dram_ns(doc) * 1e-9 / 1e6:.2f}",
+    }
+
+
+def _host_copy_values(doc):
+    """Host <-> device over PCIe: the link, the book's sizes against the K80, the fit, what the events add, and
+    pageable against pinned at 4 KiB."""
+    def uncovered_from(copy, memory):
+        for r in sorted((r for r in doc.get("rows", []) if r.get("scenario") == "sweep"
+                         and (r["copy"], r["memory"]) == (copy, memory)), key=lambda r: r["bytes"]):
+            if r["spin_blocked"]["spin_covered_fraction"] < 1:
+                return _size(r["bytes"])
+        return "no size measured"
+
+    def covered(copy, memory, nbytes):
+        return f"{100 * _sweep_point(doc, copy, memory, nbytes)['spin_blocked']['spin_covered_fraction']:.0f}%"
+
+    v = {
         "pcie_gbs": lambda: f"{_extra(doc)['pcie']['theoretical_gbs']:.0f}",
         "pinned_h2d_pct_of_link": lambda: f"{100 * _book(doc, 'h2d', 'pinned')['gbs'] / _extra(doc)['pcie']['theoretical_gbs']:.0f}%",
         "x_k80.h2d": lambda: f"{_book(doc, 'h2d', 'pinned')['legacy_mbs'] / _book(doc, 'h2d', 'pinned')['k80_legacy_mbs']:.1f}×",
@@ -446,11 +452,6 @@ def _gpu_values(doc):
         "events_extra_1k_h2d_us": lambda: f"{1e3 * _sweep_point(doc, 'h2d', 'pinned', 1024)['events']['ms_median'] - _spin_us(doc, 'h2d', 'pinned', 1024):.1f}",
         "events_extra_4k_h2d_us": lambda: f"{1e3 * _sweep_point(doc, 'h2d', 'pinned', 4096)['events']['ms_median'] - _spin_us(doc, 'h2d', 'pinned', 4096):.1f}",
         "events_extra_16k_h2d_us": lambda: f"{1e3 * _sweep_point(doc, 'h2d', 'pinned', 16384)['events']['ms_median'] - _spin_us(doc, 'h2d', 'pinned', 16384):.1f}",
-        # Sweep sizes where cudaMemcpy device to device beat its own rate in the 1 GiB duel (the HBM rate) by
-        # more than 5% (the sweep's own large sizes land within a few percent of the duel either way).
-        "d2d_above_duel": lambda: _list(_size(r["bytes"]) for r in sorted(
-            (r for r in doc.get("rows", []) if r.get("scenario") == "sweep" and (r["copy"], r["memory"]) == ("d2d_memcpy", "device")
-             and r["spin_blocked"]["gbs"] > 1.05 * _duel(doc)["d2d_memcpy"]["gbs"]), key=lambda r: r["bytes"])) or "no size",
         "ratio_4k.h2d_pinned_over_pageable": lambda: f"{_spin_us(doc, 'h2d', 'pinned', 4096) / _spin_us(doc, 'h2d', 'pageable', 4096):.1f}×",
         "ratio_4k.d2h_pageable_over_pinned": lambda: f"{_spin_us(doc, 'd2h', 'pageable', 4096) / _spin_us(doc, 'd2h', 'pinned', 4096):.1f}×",
         "ratio_book.h2d_pinned_over_pageable": lambda: f"{_book(doc, 'h2d', 'pinned')['gbs'] / _book(doc, 'h2d', 'pageable')['gbs']:.1f}×",
@@ -458,6 +459,33 @@ def _gpu_values(doc):
         "pageable_h2d_uncovered_from": lambda: uncovered_from("h2d", "pageable"),
         "covered_4k.pageable_h2d": lambda: covered("h2d", "pageable", 4096),
         "covered_4k.pageable_d2h": lambda: covered("d2h", "pageable", 4096),
+    }
+    for memory in ("pageable", "pinned"):
+        for copy in ("h2d", "d2h"):
+            v[f"us_4k.{memory}_{copy}"] = (lambda m=memory, c=copy: f"{_spin_us(doc, c, m, 4096):.2f}")
+    return v
+
+
+def _device_copy_values(doc):
+    """Device to device: cudaMemcpy against the fit and the duel, the tuned copies, and the link both ways."""
+    dev = doc.get("device", {})
+
+    def x(copy):
+        return _duel(doc)[copy]["vs_memcpy"]
+
+    def best_knob():
+        # The tuned copies that are not the lesson's tile kernel with one knob changed.
+        lesson = {"d2d_memcpy", "d2d_sm_kernel", "d2d_grid_stride"}
+        knobs = [d for name, d in _duel(doc).items() if name not in lesson and not name.startswith("sm_tile_")]
+        best = max(knobs, key=lambda d: d["vs_memcpy"])
+        return f"`{best['copy']}` at {_ratio(best['vs_memcpy'])}"
+
+    v = {
+        # Sweep sizes where cudaMemcpy device to device beat its own rate in the 1 GiB duel (the HBM rate) by
+        # more than 5% (the sweep's own large sizes land within a few percent of the duel either way).
+        "d2d_above_duel": lambda: _list(_size(r["bytes"]) for r in sorted(
+            (r for r in doc.get("rows", []) if r.get("scenario") == "sweep" and (r["copy"], r["memory"]) == ("d2d_memcpy", "device")
+             and r["spin_blocked"]["gbs"] > 1.05 * _duel(doc)["d2d_memcpy"]["gbs"]), key=lambda r: r["bytes"])) or "no size",
         "d2d_above_fit": lambda: _list(_size(n) for n in _fit_departures(doc)[0]),
         "d2d_above_fit_max": lambda: f"{100 * _fit_departures(doc)[1]:.0f}%",
         "d2d_below_fit_from": lambda: _size(_fit_departures(doc)[2]),
@@ -466,11 +494,8 @@ def _gpu_values(doc):
         "evict_last_gain": lambda: f"{100 * (x('sm_tile_4KiB_evict_last') / x('d2d_sm_kernel') - 1):.1f}%",
         "best_knob": best_knob,
     }
-    for memory in ("pageable", "pinned"):
-        for copy in ("h2d", "d2h"):
-            v[f"us_4k.{memory}_{copy}"] = (lambda m=memory, c=copy: f"{_spin_us(doc, c, m, 4096):.2f}")
     duel_bytes = lambda: _duel(doc)["d2d_memcpy"]["bytes"]  # noqa: E731
-    v.update({
+    return v | {
         # The naive rung's grid: 2048 resident threads per SM, one int4 (16 bytes) each per trip.
         "grid_stride_trips": lambda: f"{duel_bytes() / (16 * 2048 * dev['sm_count']):.0f}",
         "duel_size": lambda: _size(duel_bytes()),
@@ -487,11 +512,7 @@ def _gpu_values(doc):
         "duplex_verdict": lambda: ("is full duplex: it carried more in both directions at once than it can carry "
                                    "one way" if _both(doc, "pinned")["gbs_both_ways"] > _extra(doc)["pcie"]["theoretical_gbs"]
                                    else "did not, in this run, carry more both ways than its one-way rate"),
-    })
-    v.update(_answer_key_values(doc))
-    for name in _duel(doc):
-        v[f"x.{name}"] = (lambda n=name: _ratio(x(n)))
-    return v
+    }
 
 
 def _largest_sweep(doc, copy="d2d_memcpy", memory="device"):
