@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs chapters' bench.sh on a GPU machine, writing results/<gpu>/<chapter>.json.
+# Runs chapters' bench.sh on a GPU machine, writing results/<gpu>/<chapter>.json and, for a chapter's
+# other runs, results/<gpu>/<chapter>.<kind>.json (the one naming rule: make_figures.py --check refuses others).
 #
 #   scripts/run_benchmarks.sh BUILD_DIR RESULTS_DIR [CHAPTER...]   (default: every chapter with a bench.sh)
 #
