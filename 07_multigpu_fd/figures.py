@@ -431,57 +431,80 @@ def _ladder_values(docs, gpus):
         out["copy_gbs"] = f"{first_doc['extra']['copy_bandwidth_gbs']:.0f} GB/s"
         if "stream_ceiling" in mine:
             out["stream_vs_copy"] = f"{mine['stream_ceiling']['roofline_pct']:.1f}%"
-        if {"naive_global", "shared_line", "shared_line_tuned"} <= ms.keys():
-            out["book_ms"] = f"{ms['shared_line']:.1f} ms"
-            out["book_vs_naive"] = _times(ms["shared_line"] / ms["naive_global"])
-            out["book_us_per_row"] = f"{1000 * ms['shared_line'] / first['ny']:.2f} µs"
-            out["tuned_vs_book"] = _times(ms["shared_line"] / ms["shared_line_tuned"])
-            book = _listing(docs, first_slug)[1].get("shared_line")
-            if book:  # its launch grid over the ladder's mesh, from the listed shape
-                blocks = _launch_blocks(book, first["nx"], first["ny"])
-                out["book_grid_blocks"] = str(blocks)
-                out["book_blocks_per_sm"] = f"{blocks / sm_count:.1f}" if sm_count else "-"
-            else:
-                out["book_grid_blocks"] = out["book_blocks_per_sm"] = NO_LISTING
-        if {"shared_line", "shared_line_ldg", "shared_line_padded"} <= ms.keys():
-            out["ldg_vs_plain"] = f"{ms['shared_line'] / ms['shared_line_ldg']:.2f}×"
-            out["padded_vs_ldg"] = f"{ms['shared_line_ldg'] / ms['shared_line_padded']:.2f}×"
+        out |= _book_values(docs, first_slug, first_doc, first, ms)
+        out |= _rung_values(mine, ms)
+        out |= _tune_values(docs, first_slug, mine)
+    return out
+
+
+def _book_values(docs, first_slug, first_doc, first, ms):
+    """The book's rung (shared_line) against naive_global and the tuned one, its launch grid, and the
+    read-only-cache and padded variants."""
+    out = {}
+    sm_count = first_doc.get("device", {}).get("sm_count")
+    if {"naive_global", "shared_line", "shared_line_tuned"} <= ms.keys():
+        out["book_ms"] = f"{ms['shared_line']:.1f} ms"
+        out["book_vs_naive"] = _times(ms["shared_line"] / ms["naive_global"])
+        out["book_us_per_row"] = f"{1000 * ms['shared_line'] / first['ny']:.2f} µs"
+        out["tuned_vs_book"] = _times(ms["shared_line"] / ms["shared_line_tuned"])
+        book = _listing(docs, first_slug)[1].get("shared_line")
+        if book:  # its launch grid over the ladder's mesh, from the listed shape
+            blocks = _launch_blocks(book, first["nx"], first["ny"])
+            out["book_grid_blocks"] = str(blocks)
+            out["book_blocks_per_sm"] = f"{blocks / sm_count:.1f}" if sm_count else "-"
+        else:
+            out["book_grid_blocks"] = out["book_blocks_per_sm"] = NO_LISTING
+    if {"shared_line", "shared_line_ldg", "shared_line_padded"} <= ms.keys():
+        out["ldg_vs_plain"] = f"{ms['shared_line'] / ms['shared_line_ldg']:.2f}×"
+        out["padded_vs_ldg"] = f"{ms['shared_line_ldg'] / ms['shared_line_padded']:.2f}×"
+    return out
+
+
+def _rung_values(mine, ms):
+    """The best one-step rung, tiled_vec4, the pipelined rung and the temporal-blocking rungs."""
+    out = {}
+    best = _best(mine, False)
+    if best:
+        out["best_rung"] = f"`{best['variant']}`"
+        out["best_roofline"] = f"{best['roofline_pct']:.1f}%"
+    if "tiled_vec4" in mine:
+        out["tiled_vec4_pct"] = f"{mine['tiled_vec4']['ceiling_pct']:.1f}%"
+    if {"pipelined", "tiled_vec4_prefetch"} <= ms.keys():
+        out["pipelined_pct"] = f"{mine['pipelined']['ceiling_pct']:.1f}%"
+        out["pipelined_vs_prefetch"] = f"{ms['pipelined'] / ms['tiled_vec4_prefetch']:.2f}×"
+        out["pipelined_shape"] = mine["pipelined"].get("shape") or "-"
+    for k in (2, 3, 4):
+        rung = f"temporal_{k}"
+        if rung in mine:
+            out[f"{rung}_x"] = f"{mine[rung]['ceiling_pct'] / 100:.2f}×"
+            # DRAM-bound model: a pass moves 16 bytes per cell (read u, u_prev; write two levels) for K steps.
+            out[f"temporal_model_{k}"] = f"{12 * k / 16:.2f}×"
+    temporal_rows = [r for r in mine.values() if r.get("steps_per_pass", 1) > 1]
+    if temporal_rows:
+        out["temporal_bitwise"] = ("equal to `naive_global`'s field, bit for bit" if
+                                   all(r.get("bitwise_equal") for r in temporal_rows) else "NOT all equal")
+    return out
+
+
+def _tune_values(docs, first_slug, mine):
+    """The tune table of the first GPU: the tall strips, and the rung the multi-GPU runs use."""
+    out = {}
+    # The tune table of the first GPU: the tall strips, and the shapes whose register cap spills.
+    tune = [r for s_, _, r in _rows(docs, "tune") if s_ == first_slug and r["rung"] == "tiled_vec4_prefetch"]
+    tall = [r for r in tune if r["variant"] == "wide_vec4_prefetch_r128"]
+    if tall:
+        out["tall_strip_pct"] = f"{tall[0]['ceiling_pct']:.1f}%"
+        out["tall_strip_shape"] = tall[0]["shape"]
+    multi = _multi_gpu_rung(docs)
+    if multi:
+        out["multi_gpu_rung"] = f"`{multi}`"
+        multi_rows = [r for r in tune if r["variant"] == multi]
         best = _best(mine, False)
-        if best:
-            out["best_rung"] = f"`{best['variant']}`"
-            out["best_roofline"] = f"{best['roofline_pct']:.1f}%"
-        if "tiled_vec4" in mine:
-            out["tiled_vec4_pct"] = f"{mine['tiled_vec4']['ceiling_pct']:.1f}%"
-        if {"pipelined", "tiled_vec4_prefetch"} <= ms.keys():
-            out["pipelined_pct"] = f"{mine['pipelined']['ceiling_pct']:.1f}%"
-            out["pipelined_vs_prefetch"] = f"{ms['pipelined'] / ms['tiled_vec4_prefetch']:.2f}×"
-            out["pipelined_shape"] = mine["pipelined"].get("shape") or "-"
-        for k in (2, 3, 4):
-            rung = f"temporal_{k}"
-            if rung in mine:
-                out[f"{rung}_x"] = f"{mine[rung]['ceiling_pct'] / 100:.2f}×"
-                # DRAM-bound model: a pass moves 16 bytes per cell (read u, u_prev; write two levels) for K steps.
-                out[f"temporal_model_{k}"] = f"{12 * k / 16:.2f}×"
-        temporal_rows = [r for r in mine.values() if r.get("steps_per_pass", 1) > 1]
-        if temporal_rows:
-            out["temporal_bitwise"] = ("equal to `naive_global`'s field, bit for bit" if
-                                       all(r.get("bitwise_equal") for r in temporal_rows) else "NOT all equal")
-        # The tune table of the first GPU: the tall strips, and the shapes whose register cap spills.
-        tune = [r for s_, _, r in _rows(docs, "tune") if s_ == first_slug and r["rung"] == "tiled_vec4_prefetch"]
-        tall = [r for r in tune if r["variant"] == "wide_vec4_prefetch_r128"]
-        if tall:
-            out["tall_strip_pct"] = f"{tall[0]['ceiling_pct']:.1f}%"
-            out["tall_strip_shape"] = tall[0]["shape"]
-        multi = _multi_gpu_rung(docs)
-        if multi:
-            out["multi_gpu_rung"] = f"`{multi}`"
-            multi_rows = [r for r in tune if r["variant"] == multi]
-            best = _best(mine, False)
-            if multi_rows and best:
-                out["multi_gpu_rung_shape"] = multi_rows[0]["shape"]
-                gap = 100 * (multi_rows[0]["ms_per_step"] / best["ms_per_step"] - 1)
-                out["multi_gpu_rung_vs_best"] = (f"it takes {gap:.1f}% longer per step than `{best['variant']}` in its "
-                                                 f"tuned shape ({best.get('shape') or 'fixed'})")
+        if multi_rows and best:
+            out["multi_gpu_rung_shape"] = multi_rows[0]["shape"]
+            gap = 100 * (multi_rows[0]["ms_per_step"] / best["ms_per_step"] - 1)
+            out["multi_gpu_rung_vs_best"] = (f"it takes {gap:.1f}% longer per step than `{best['variant']}` in its "
+                                             f"tuned shape ({best.get('shape') or 'fixed'})")
     return out
 
 
