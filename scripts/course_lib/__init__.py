@@ -1,2 +1,2 @@
-"""The classroom kit's library: the pieces of scripts/course that have one job each (issue 29 moves the
-rest of the program here). Python 3 standard library only."""
+"""The classroom kit: scripts/course is its entry point, cli.py its command line, and each other module
+one job (docs/instructors.md, "The kit's code", maps them). Python 3 standard library only."""

@@ -13,7 +13,7 @@ from .regions import comment_style, is_kit_file
 from .tree import Course, HANDOUT_STAMP
 
 
-LEAK_MIN_CHARS = 20
+LEAK_MIN_CHARS = 20  # a solution line this long or longer, found in the handout, is a leak
 
 
 def write_handout(course: Course, out: Path, stubbed: list[str], git_commit: bool = True) -> list[str]:
