@@ -1,0 +1,82 @@
+// Grading probe of exercise 04.3 (issue 30; common/include/common/probe.hpp): interleaved_grid_stride, the
+// rung of the student's src/interleaved_grid_stride.cu, linked exactly as the exercise's tests link it.
+//
+// Verdict (--seed S --out FILE): the rung's exact int64 sums on the tests' awkward sizes (1, 2, 31, 33,
+// block ± 1, 1000003, 2^24 + 3 …) and 8 sizes drawn from the seed, every block of 64 … 1024 threads, starts
+// 0 … 3 ints past a 16-byte boundary, each run twice, result and partials poisoned first; and its float sums
+// (starts +0, +3) within twice the tests' rounding bound. Each value is the student's sum itself.
+//
+// Timed (--time exercise|reference|none --reps R): the perf rule's run, `--n 2^24 --block 512`: exercise =
+// interleaved_grid_stride, reference = interleaved (exercises.json "reference_variant"), none = everything
+// but the sum. Each repetition restores the previous repetition's places and sets 64 new ones chosen from
+// (nonce, rep) (one small kernel), runs the variant, synchronises and copies the sum back: the check is the
+// sum itself, exact (every perturbed place lands in it).
+#include <string>
+#include <vector>
+
+#include "common/check.cuh"
+#include "common/device.cuh"
+#include "common/errors.hpp"
+#include "common/probe.hpp"
+#include "ladder_probe.cuh"
+#include "reduce_interleaved.hpp"
+
+namespace {
+
+using namespace reduce;
+
+constexpr std::size_t timed_n = std::size_t{1} << 24;  // exercises.json "perf": --n 2^24
+constexpr unsigned timed_block = 512;                  // --block 512
+
+void verdict(const course::probe::Options& options, int sm_count) {
+  course::probe::Cases cases("04.3", options.seed);
+  const std::vector<std::size_t> drawn = grading::drawn_sizes(options.seed, 8, grading::big);
+  std::vector<std::vector<std::size_t>> int_sizes, float_sizes;
+  for (const unsigned block : grading::all_blocks) {
+    int_sizes.push_back(grading::awkward_sizes(block, true));
+    int_sizes.back().insert(int_sizes.back().end(), drawn.begin(), drawn.end());
+    float_sizes.push_back(grading::awkward_sizes(block, true));
+  }
+  const std::span<const Variant> rung = interleaved_exercise_variants();
+  grading::add_int_sums(cases, rung, grading::all_blocks, int_sizes, course::probe::mix(options.seed, 1), sm_count);
+  grading::add_float_sums(cases, rung, grading::all_blocks, float_sizes, course::probe::mix(options.seed, 2), sm_count);
+  cases.write(options.out);
+}
+
+void timed(const course::probe::Options& options, int sm_count) {
+  const Variant& exercise = interleaved_exercise_variants()[0];
+  const Variant& reference = interleaved_variants()[0];
+  const Variant* chosen = options.time_variant == "exercise"    ? &exercise
+                          : options.time_variant == "reference" ? &reference
+                                                                : nullptr;
+  grading::TimedInput input(timed_n, options.seed);
+  course::DeviceBuffer<long long> result(1);
+  const LaunchShape exercise_shape = exercise.shape(timed_n, timed_block, sm_count);
+  const LaunchShape reference_shape = reference.shape(timed_n, timed_block, sm_count);
+  Workspace workspace(std::max(scratch_bytes_for(exercise, timed_n, exercise_shape),
+                               scratch_bytes_for(reference, timed_n, reference_shape)));
+  const LaunchShape shape = chosen == &exercise ? exercise_shape : reference_shape;
+  result.fill_bytes(0xff);
+  course::probe::run_timed(options, course::probe::Tolerance::exact(), [&](std::uint64_t nonce, int rep) {
+    input.perturb(nonce, rep);
+    if (chosen != nullptr) chosen->sum_int(input.data(), timed_n, result.data(), shape, workspace, nullptr);
+    CUDA_CHECK(cudaStreamSynchronize(nullptr));
+    long long sum = 0;
+    result.download(std::span<long long>(&sum, 1));
+    return std::vector<double>{static_cast<double>(sum)};  // |sum| < 2^53: exact
+  });
+}
+
+int body(int argc, char** argv) {
+  const course::probe::Options options = course::probe::parse(argc, argv, "04.3", true);
+  const course::DeviceInfo device = course::require_device(options.device);
+  if (options.timed())
+    timed(options, device.sm_count);
+  else
+    verdict(options, device.sm_count);
+  return course::exit_ok;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) { return course::run_main("probe_04_3", body, argc, argv); }
