@@ -1,4 +1,4 @@
-// WRONG: 02.3 expect: copies any size because: the grid is vector_count / tile rounded down (at least one block), so the int4s of a last, partial tile are never copied once the body is longer than one tile
+// WRONG: 02.3 region: 1 expect: copies any size because: the grid is vector_count / tile rounded down (at least one block), so the int4s of a last, partial tile are never copied once the body is longer than one tile
 namespace {
 
 constexpr int copy_threads = 256;
