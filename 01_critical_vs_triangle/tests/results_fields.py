@@ -2,6 +2,8 @@
 
     python3 results_fields.py PROGRAM OUT.json     run the program on a small system, then check OUT.json
     python3 results_fields.py --check FILE.json    check a results file already written (e.g. a committed one)
+    python3 results_fields.py --baseline PROGRAM OUT.json   the same for critical_vs_triangle_baseline, the build
+                                                   without clones (MD_NO_VECTOR_CLONES): every isa is baseline
 
 The lesson's sentence about the vectorized loop ("the avx512 clone, 8 doubles a vector") is generated from
 these fields, so they must be there and true:
@@ -11,7 +13,8 @@ these fields, so they must be there and true:
   MD_VECTOR_CLONES) is the clone GCC's resolver picks for this CPU, worked out here independently from the
   kernel's flags: x86-64-v4's features -> avx512, else x86-64-v3's -> avx2, else baseline; the strategies
   built once all share one isa; the config's `list_build_isa` (the neighbour build's cloned distance pass)
-  equals full_list_vectorized's.
+  equals full_list_vectorized's. The baseline build (issue 32's same-instruction-set rows) runs the baseline
+  everywhere, whatever the CPU: every row's isa and list_build_isa are "baseline".
 Exit 1 naming each failure; a results file from before these fields fails (that is how to see it red)."""
 import json
 import pathlib
@@ -44,7 +47,7 @@ def cpuinfo():
     return model, flags
 
 
-def check(doc):
+def check(doc, baseline=False):
     failures = []
     model, flags = cpuinfo()
     if not isinstance(doc.get("cpu_model"), str) or not doc["cpu_model"]:
@@ -73,6 +76,9 @@ def check(doc):
         failures.append(f"the strategies built once ran different instruction sets: {sorted(map(str, once))}")
     if len(vector) != 1:
         failures.append(f"full_list_vectorized rows: expected one isa, got {sorted(map(str, vector))}")
+    elif baseline:
+        if vector != {"baseline"} or once != {"baseline"}:
+            failures.append(f"the baseline build recorded isa {sorted(map(str, vector | once))}, not only 'baseline'")
     elif platform.machine() == "x86_64" and flags is not None and "baseline" in once:
         # A build for the baseline (no -march): the resolver's choice follows the CPU's feature level.
         want = "avx512" if X86_64_V4 <= flags else "avx2" if X86_64_V3 <= flags else "baseline"
@@ -88,6 +94,9 @@ def check(doc):
 
 
 def main(argv):
+    baseline = len(argv) == 4 and argv[1] == "--baseline"
+    if baseline:
+        argv = argv[:1] + argv[2:]
     if len(argv) == 3 and argv[1] == "--check":
         doc = json.loads(pathlib.Path(argv[2]).read_text())
     elif len(argv) == 3:
@@ -104,7 +113,7 @@ def main(argv):
     else:
         print(__doc__.splitlines()[2].strip() + "\n" + __doc__.splitlines()[3].strip(), file=sys.stderr)
         return 2
-    failures = check(doc)
+    failures = check(doc, baseline)
     for f in failures:
         print("FAIL:", f)
     if not failures:
