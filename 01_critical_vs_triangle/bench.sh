@@ -5,8 +5,8 @@
 # 35 (171,500) and, if time allows, 55 (665,500). Writes <results_dir>/01_critical_vs_triangle.json.
 # Budget on 16 cores: the chapter part about 4 minutes (the sweeps about 2.5, size 55 skipped when sizes 20 and
 # 35 took more than 150 s; the minimum-image and list-build steps both ways about a minute); the LAMMPS part
-# about 7 (LAMMPS built for the CPU about 4, the side-by-side rounds about 3), so all of it about 11: run the
-# parts in separate calls (BENCH_PART) where one call must stay under 10 minutes.
+# about 5 (LAMMPS built for the CPU under 1, the side-by-side rounds about 4), so all of it about 9: run the
+# parts in separate calls (BENCH_PART) where one call must stay well under 10 minutes.
 # Robustness over length: every (strategy, threads) is timed many times in interleaved rounds (critical,
 # triangle, ... critical, triangle, ...) and reported as median with its min-max range; the MD loops that
 # give timesteps/s are kept short (they time the same force code plus the integrator).
@@ -54,8 +54,8 @@ grep -m2 -E '^(siblings|cpu cores)' /proc/cpuinfo > "$work/cpuinfo.txt" || true
 # Where things are: LAMMPS_LMP, else `lmp` on PATH, else .lammps/lmp; LAMMPS_MPIEXEC, else the mpiexec beside
 # lmp, else on PATH (none: the rank modes are skipped, one line); LAMMPS_NATIVE_LMP for a native build made
 # before, else lammps_native_build.sh builds one here when .lammps/lammps-src.tar.xz exists (LAMMPS_NATIVE=0
-# skips it; its cap LAMMPS_NATIVE_CAP_S, default 300 s). Budget on 16 cores: the native build about 4 minutes,
-# the rounds about 3; a round that would start after LAMMPS_BUDGET_S seconds of the part (default 480) is
+# skips it; its cap LAMMPS_NATIVE_CAP_S, default 300 s). Time on the GPU machine's 16 cores: the native build
+# 50 s, the whole part about 5 minutes (about 27 minutes for the build alone on the 2-core VM while others built); a round that would start after LAMMPS_BUDGET_S seconds of the part (default 480) is
 # skipped, one line, and the results keep the rounds done. LAMMPS_LOGS_TO=<dir>: a copy of every log, the
 # manifest and the native build's record and logs there (for a look after the run; not results).
 lammps_part() {

