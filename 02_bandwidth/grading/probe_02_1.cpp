@@ -96,7 +96,8 @@ void add_coalesced_case(course::probe::Cases& cases, Shape g, std::size_t n) {
   for (std::size_t b = 0; b < std::min<std::size_t>(g.blocks, 9); ++b) blocks.push_back(b);
   blocks.push_back(g.blocks - 1);
   const std::size_t warps = g.threads / warp;
-  std::vector<std::size_t> sampled_warps = {0, 1, warps / 2, warps - 1};
+  std::vector<std::size_t> sampled_warps = {0, std::min<std::size_t>(1, warps - 1), warps / 2, warps - 1};
+  std::sort(sampled_warps.begin(), sampled_warps.end());
   sampled_warps.erase(std::unique(sampled_warps.begin(), sampled_warps.end()), sampled_warps.end());
   const std::size_t trips = n / (g.blocks * g.threads) + 1;
   std::vector<long long> distances;

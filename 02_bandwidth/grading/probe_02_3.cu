@@ -26,6 +26,7 @@
 #include <cstring>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "beyond/sm_copy_tuned.cuh"
