@@ -176,7 +176,14 @@ function(course_add_probe id)
   endif()
   set(target probe_${CMAKE_MATCH_1}_${CMAKE_MATCH_2})
   add_executable(${target} ${ARG_SOURCES})
-  _course_target_defaults(${target} "${ARG_CPU_ONLY}")
+  # The course's probes speak common/probe.hpp (course::core; GPU ones course::common); a course without
+  # them (the kit's fixture) links its own in LIBRARIES.
+  if(ARG_CPU_ONLY AND TARGET course::core)
+    target_link_libraries(${target} PRIVATE course::core)
+  elseif(NOT ARG_CPU_ONLY AND TARGET course::common)
+    target_link_libraries(${target} PRIVATE course::common)
+    set_target_properties(${target} PROPERTIES CUDA_SEPARABLE_COMPILATION OFF)
+  endif()
   target_link_libraries(${target} PRIVATE ${ARG_LIBRARIES})
   set(timed_args "")
   # A stub (-DCOURSE_EXERCISES, or a handout, whose exercise files are stubs) computes something else.

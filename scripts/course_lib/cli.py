@@ -19,7 +19,7 @@ from . import sandbox as sandboxing
 from .build import gpu_available
 from .errors import ToolError, UsageError
 from .gradebook import grade_class, submission_entries, unique_names, write_gradebook
-from .grading import GRADE_SCHEMA, SCORE_RULE, grade_tree
+from .grading import GRADE_SCHEMA, PERF_RULE, SCORE_RULE, grade_tree, instructor_builds
 from .handout import find_leaks, marker_remnants, prepare_out, secret_lines, write_handout
 from .handout_check import check_handout
 from .known_wrong import (
@@ -27,7 +27,6 @@ from .known_wrong import (
     write_json, wrong_line,
 )
 from .options import GradeOptions
-from .perf import PERF_RULE
 from .proc import CHILDREN, CHILDREN_LOCK, Terminated, end_group, git_head, on_signal
 from .reports import check_distinct_files, check_output_file, check_output_folder, terminal_table, write_reports
 from .tree import Course, MANIFEST, ROOT, load_course
@@ -205,10 +204,13 @@ def cmd_check_wrong(args) -> int:
               f"{gpu_name if gpu else 'none'}", flush=True)
         base = Path(tempfile.mkdtemp(prefix="course-wrong-"))
         try:
+            jobs = args.jobs or os.cpu_count() or 2
+            # The instructor's builds (answers, stubs) once for every known-wrong answer checked.
+            instructor = instructor_builds(course, base / "instructor", GradeOptions(
+                [], seed, args.timeout, jobs, gpu, gpu_name, threading.Lock()))
             for wrong in wrongs:
                 result = check_known_wrong(course, wrong, base, GradeOptions(
-                    [wrong.exercise], seed, args.timeout, args.jobs or os.cpu_count() or 2, gpu, gpu_name,
-                    threading.Lock()))
+                    [wrong.exercise], seed, args.timeout, jobs, gpu, gpu_name, threading.Lock()), instructor)
                 results.append(result)
                 print(wrong_line(result), flush=True)
         finally:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from .build import one_line
 from .errors import ToolError, UsageError
-from .grading import grade_tree
+from .grading import grade_tree, instructor_builds
 from .options import GradeOptions
 from .proc import last_line
 from .reports import markdown_report
@@ -47,32 +47,41 @@ def grade_class(course: Course, entries: list[Path], names: dict[Path, str], opt
     and printing one progress line; returns each submission's report (or {"error": why})."""
     results: dict[Path, dict] = {}
     done = 0
-    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = {pool.submit(grade_submission, course, e, options): e for e in entries}
-        for future in concurrent.futures.as_completed(futures):
-            entry = futures[future]
-            report = future.result()
-            results[entry] = report
-            done += 1
-            name = names[entry]
-            if "error" in report:
-                summary = f"error: {report['error']}"
-            else:
-                report["student"] = name
-                (reports_dir / f"{name}.json").write_text(json.dumps(report, indent=2) + "\n")
-                (reports_dir / f"{name}.md").write_text(markdown_report(report))
-                summary = f"{report['points']}/{report['max_points']} in {report['timing']['total_s']:.0f} s"
-            print(f"[{done:>{len(str(len(entries)))}}/{len(entries)}] {name}: {summary}", flush=True)
+    # The instructor's builds (answers, stubs) once for the whole class, outside every student's sandbox.
+    shared = Path(tempfile.mkdtemp(prefix="course-instructor-"))
+    instructor = instructor_builds(course, shared, options)
+    try:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+            futures = {pool.submit(grade_submission, course, e, options, instructor): e for e in entries}
+            for future in concurrent.futures.as_completed(futures):
+                entry = futures[future]
+                done += 1
+                results[entry] = record_result(future.result(), names[entry], reports_dir, done, len(entries))
+    finally:
+        shutil.rmtree(shared, ignore_errors=True)
     return results
 
 
-def grade_submission(course: Course, entry: Path, options: GradeOptions) -> dict:
+def record_result(report: dict, name: str, reports_dir: Path, done: int, total: int) -> dict:
+    """Writes one finished submission's reports and prints its progress line."""
+    if "error" in report:
+        summary = f"error: {report['error']}"
+    else:
+        report["student"] = name
+        (reports_dir / f"{name}.json").write_text(json.dumps(report, indent=2) + "\n")
+        (reports_dir / f"{name}.md").write_text(markdown_report(report))
+        summary = f"{report['points']}/{report['max_points']} in {report['timing']['total_s']:.0f} s"
+    print(f"[{done:>{len(str(total))}}/{total}] {name}: {summary}", flush=True)
+    return report
+
+
+def grade_submission(course: Course, entry: Path, options: GradeOptions, instructor=None) -> dict:
     """One submission unpacked and graded in its own work folder; whatever it holds, a report or
     {"error": why}, never an exception (but a ToolError: the tool itself cannot go on)."""
     work = Path(tempfile.mkdtemp(prefix="course-book-"))
     try:
         tree = unpack(entry, work / "submission")
-        report = grade_tree(course, tree, work / "grade", options)
+        report = grade_tree(course, tree, work / "grade", options, instructor=instructor)
         report["submission"] = str(entry)
         return report
     except (ValueError, OSError, UsageError) as error:

@@ -1,5 +1,6 @@
-"""Grading a tree: copy the submission, put the instructor's files back over it, build it and the
-untouched stub, and score each exercise by its tests (and its timing: perf.py)."""
+"""Grading a tree: copy the submission, put the instructor's files back over it, build its grading probes
+and score each exercise by the probes' raw outputs against the instructor's build (verdicts.py) and, for an
+optimize exercise, by the grader's own clock (outside_timing.py); exercise_grading.py grades one exercise."""
 from __future__ import annotations
 
 import datetime
@@ -11,10 +12,12 @@ import time
 from pathlib import Path
 
 from . import sandbox as sandboxing
+from . import scoring
 from .build import Build, build_env, first_compiler_error, one_line
 from .errors import UsageError
 from .options import GradeOptions
-from .perf import NO_PERF_POINTS, PERF_RULE, grade_perf
+from .exercise_grading import Grader
+from .verdicts import NO_PERF_POINTS, InstructorBuilds, probe_target
 from .proc import git_head, run
 from .tree import Course, Exercise
 
@@ -23,7 +26,11 @@ GRADE_SCHEMA = "cuda-lessons/grade/v1"
 # Files a student has no reason to change and could change to fake a pass: grading takes the
 # instructor's copy (their handout form) over the student's.
 TEST_PATTERNS = ("*/tests/*", "tests/*")  # folders whose extra (student-added) files the grader removes
-SCORE_RULE = "an exercise scores its points when every one of its tests passes, else 0"
+SCORE_RULE = ("an exercise scores its points when its grading probe, built from the student's files, writes the "
+              "same outputs as the instructor's build for inputs drawn from the grade's seed (and, where the "
+              "exercise names a sanitizer, compute-sanitizer finds no error), else 0; what the student's code "
+              "prints or exits with decides nothing")
+PERF_RULE = scoring.RULE
 
 
 def copy_submission(source: Path, dest: Path) -> None:
@@ -89,9 +96,10 @@ def overlay_instructor(course: Course, tree: Path, stubbed: set[str]) -> list[st
 
 
 def grade_tree(course: Course, submission: Path, work: Path, options: GradeOptions,
-               progress=None) -> dict:
+               progress=None, instructor: InstructorBuilds | None = None) -> dict:
     """Grades one student tree in `work` (its own copy and build folder). Never raises for anything
-    the submission does; returns the report (schema cuda-lessons/grade/v1)."""
+    the submission does; returns the report (schema cuda-lessons/grade/v1). `instructor`: the instructor's
+    builds to compare with (a gradebook shares one); by default built in `work`/instructor."""
     say = progress or (lambda text: None)
     stubbed = set(options.exercises)
     if not (submission / "CMakeLists.txt").is_file():
@@ -99,18 +107,17 @@ def grade_tree(course: Course, submission: Path, work: Path, options: GradeOptio
     clock = Stopwatch()
     tree = work / "tree"
     copy_submission(submission, tree)
-    # The exercises a graded one's reference runs (perf.requires) keep their tests registered too.
+    # The exercises a graded one's reference runs (perf.requires) stay the student's too.
     required = {r for i in stubbed for r in (course.exercises[i].perf or {}).get("requires", [])}
     overlay_instructor(course, tree, stubbed | required)
     clock.lap("prepare")
     report = new_report(course, submission, options)
     entries = {e["id"]: e for e in report["exercises"]}
-    env = build_env(work, {"COURSE_SEED": str(options.seed)})
-    if options.gpu:
-        env["REQUIRE_GPU"] = "1"  # a GPU machine must not pass a GPU exercise by skipping it
-    build = Build(tree, tree / "build", env, options.jobs,
-                  [f"-DCOURSE_EXERCISE_TIMEOUT={int(math.ceil(options.timeout))}"])
+    env = grade_env(work, options)
+    build = Build(tree, tree / "build", env, options.jobs, grade_cmake_args(options))
     build.sandbox = options.sandbox
+    if instructor is None:
+        instructor = instructor_builds(course, work / "instructor", options)
     say("configure")
     ok, why = build.configure()
     clock.lap("configure")
@@ -122,11 +129,28 @@ def grade_tree(course: Course, submission: Path, work: Path, options: GradeOptio
     say("build")
     build_outputs(build, needs)
     clock.lap("build")
+    grader = Grader(course, build, instructor, submission, work, env, options, entries)
     for exercise_id, outputs in needs.items():
-        grade_built_exercise(course, course.exercises[exercise_id], entries, outputs, build, tree, submission,
-                             env, options, say)
+        grade_built_exercise(grader, course.exercises[exercise_id], outputs, say)
     clock.lap("exercises")
     return finish_report(report, clock)
+
+
+def grade_env(work: Path, options: GradeOptions) -> dict:
+    env = build_env(work, {"COURSE_SEED": str(options.seed)})
+    if options.gpu:
+        env["REQUIRE_GPU"] = "1"  # a GPU machine must not pass a GPU exercise by skipping it
+    return env
+
+
+def grade_cmake_args(options: GradeOptions) -> list[str]:
+    return [f"-DCOURSE_EXERCISE_TIMEOUT={int(math.ceil(options.timeout))}"]
+
+
+def instructor_builds(course: Course, folder: Path, options: GradeOptions) -> InstructorBuilds:
+    """The instructor's trees a grade compares with, in `folder`: built once for every grade that shares
+    them (a gradebook's students, check-wrong's known-wrong answers)."""
+    return InstructorBuilds(course, folder, options, grade_env(folder, options), grade_cmake_args(options))
 
 
 def new_report(course: Course, submission: Path, options: GradeOptions) -> dict:
@@ -170,32 +194,24 @@ def gradable_exercises(course: Course, entries: dict, build: Build, options: Gra
         if exercise.gpu and not options.gpu:
             entry.update(status="needs_gpu", reason="not graded: needs a GPU")
             continue
-        missing = [t for t in exercise.tests if t not in build.tests]
+        missing = [i for i in (exercise_id, *((exercise.perf or {}).get("requires", [])))
+                   if build.target_artifact(probe_target(i)) is None]
         if missing:
-            entry.update(status="error", reason=f"test {missing[0]} is not registered in this tree "
-                         "(instructor's metadata and CMake disagree)")
+            entry.update(status="error", reason=f"{probe_target(missing[0])} is not a target of this tree (every "
+                         "exercise needs its grading probe: course_add_probe in its chapter's CMakeLists.txt)")
             continue
         gradable.append(exercise_id)
     return gradable
 
 
 def outputs_needed(course: Course, entries: dict, gradable: list[str], build: Build) -> dict[str, list[str]]:
-    """Per gradable exercise, the build outputs its grade runs: its tests' programs, and for an optimize
-    exercise those of the exercises its reference requires and its perf program."""
+    """Per gradable exercise, the build outputs its grade runs: its probe, and for an optimize exercise the
+    probes of the exercises its reference requires."""
     needs: dict[str, list[str]] = {}
     for exercise_id in gradable:
         exercise = course.exercises[exercise_id]
-        outputs = build.artifacts(exercise.tests)
-        if exercise.perf:
-            for required in exercise.perf.get("requires", []):
-                outputs += [o for o in build.artifacts(course.exercises[required].tests) if o not in outputs]
-            program = build.target_artifact(exercise.perf["program"])
-            if program is None:
-                entries[exercise_id].update(status="error", reason=f"perf program {exercise.perf['program']} "
-                                            "is not a target of this tree")
-                continue
-            outputs.append(program)
-        needs[exercise_id] = outputs
+        ids = [exercise_id, *((exercise.perf or {}).get("requires", []))]
+        needs[exercise_id] = [build.target_artifact(probe_target(i)) for i in ids]
     return needs
 
 
@@ -209,28 +225,27 @@ def build_outputs(build: Build, needs: dict[str, list[str]]) -> None:
         build.build(all_outputs)
 
 
-def grade_built_exercise(course: Course, exercise: Exercise, entries: dict, outputs: list[str], build: Build,
-                         tree: Path, submission: Path, env: dict, options: GradeOptions, say) -> None:
-    """One exercise's grade once the tree is built: a compile error of its own, or its tests (and timing)
+def grade_built_exercise(grader: Grader, exercise: Exercise, outputs: list[str], say) -> None:
+    """One exercise's grade once the tree is built: a compile error of its own, or its probe (and timing)
     run, holding the GPU lock where it needs the GPU or a stable clock."""
-    entry = entries[exercise.id]
+    entry, build = grader.graded[exercise.id], grader.build
     started = time.monotonic()
     unbuilt = [o for o in outputs if not build.built(o)]
     if unbuilt:
         # Build them again alone: the first error of this run is this exercise's own.
         _, log = build.build(unbuilt)
-        reason = f"does not compile: {first_compiler_error(log, tree)}"
+        reason = f"does not compile: {first_compiler_error(log, build.source)}"
         if exercise.perf:
             reason = f"{NO_PERF_POINTS} (not timed): {reason}"
         entry.update(status="compile_error", reason=reason, wall_s=round(time.monotonic() - started, 3))
         return
     say(f"exercise {exercise.id}")
-    lock = options.gpu_lock if exercise.gpu or exercise.perf else None
+    lock = grader.options.gpu_lock if exercise.gpu or exercise.perf else None
     if lock:
         lock.acquire()
         started = time.monotonic()  # waiting for the GPU (gradebook --jobs) is not grading time
     try:
-        grade_exercise(course, exercise, entry, build, tree, submission, env, options, graded=entries)
+        grader.grade(exercise, entry)
     finally:
         entry["wall_s"] = round(time.monotonic() - started, 3)
         if lock:
@@ -253,104 +268,3 @@ class Stopwatch:
         timing = {f"{phase}_s": round(seconds, 3) for phase, seconds in self.phases.items()}
         timing["total_s"] = round(time.monotonic() - self.started, 3)
         return timing
-
-
-def grade_exercise(course: Course, exercise: Exercise, entry: dict, build: Build, tree: Path,
-                   submission: Path, env: dict, options: GradeOptions, graded: dict[str, dict] | None = None) -> None:
-    for test in exercise.tests:
-        result = build.run_test(test, options.timeout, env)
-        entry["tests"].append({"name": test, "status": result.status, "seconds": round(result.seconds, 3),
-                               "reason": result.reason, "output": result.output})
-        if result.status != "pass":
-            status = {"skipped": "needs_gpu" if exercise.gpu else "error", "not_run": "compile_error"}.get(
-                result.status, result.status)
-            reason = result.reason
-            if status == "needs_gpu":
-                reason = "not graded: needs a GPU (the test was skipped)"
-            elif status == "error" and result.status == "skipped":
-                reason = f"{test} was skipped (exit 77) but exercise {exercise.id} is a CPU exercise"
-            else:
-                if status == "fail":
-                    reason = f"failed: {reason}"
-                if test != f"exercise.{exercise.id}":
-                    reason = f"{test}: {reason}"
-                if exercise.perf and status != "error":
-                    reason = f"{NO_PERF_POINTS} (not timed): {reason}"
-                if status == "fail" and untouched(course, exercise, submission, set(options.exercises)):
-                    status = "not_done"
-                    reason = f"not done ({', '.join(exercise.files)} as handed out): {reason}"
-            entry.update(status=status, reason=reason)
-            return
-    if not exercise.perf:
-        entry.update(status="pass", points=exercise.points, reason="")
-        return
-    if not required_exercises_pass(course, exercise, entry, build, env, options, graded):
-        if untouched(course, exercise, submission, set(options.exercises)):
-            entry.update(status="not_done", reason=f"not done ({', '.join(exercise.files)} as handed out): "
-                         f"{entry['reason']}")
-        return
-    grade_perf(exercise, entry, build, env, options, stub=stub_side(course, exercise, build))
-    if entry["points"] < exercise.points and untouched(course, exercise, submission, set(options.exercises)):
-        entry.update(status="not_done", reason=f"not done ({', '.join(exercise.files)} as handed out): "
-                     f"{entry['reason']}")
-
-
-def required_exercises_pass(course: Course, exercise: Exercise, entry: dict, build: Build, env: dict,
-                            options: GradeOptions, graded: dict[str, dict] | None = None) -> bool:
-    """perf.requires: the exercises whose code the reference runs (06.3 is timed against the pipeline that
-    06.2 fixes). While one fails, the reference is not the instructor's, so the exercise is not timed against
-    it and scores 0, saying which exercise to finish first. A required exercise graded earlier in this run
-    (`graded`: its entry) keeps that verdict: running its tests again could give another (06.2's overlap test
-    times the GPU), and the student would be scored on two answers to one question. Otherwise its tests run
-    here."""
-    for required in exercise.perf.get("requires", []):
-        earlier = (graded or {}).get(required)
-        if earlier is not None and earlier.get("tests"):
-            if earlier["status"] not in ("pass", "partial"):
-                entry.update(status="fail", points=0, reason=one_line(
-                    f"not timed: the reference runs exercise {required}'s code, so {required} must pass first "
-                    f"(it scored {earlier['status']} in this grade: {earlier['reason']})"))
-                return False
-            continue
-        for test in course.exercises[required].tests:
-            result = build.run_test(test, options.timeout, env)
-            if result.status != "pass":
-                entry.update(status="fail", points=0, reason=one_line(
-                    f"not timed: the reference runs exercise {required}'s code, so {required} must pass first "
-                    f"({test}: {result.status}: {result.reason})"))
-                return False
-    return True
-
-
-def untouched(course: Course, exercise: Exercise, submission: Path, stubbed: set[str]) -> bool:
-    """True when every file of the exercise is exactly as the handout gave it."""
-    for path in exercise.files:
-        try:
-            theirs = (submission / path).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            return False
-        if theirs != course.as_handed_out(path, stubbed):
-            return False
-    return True
-
-
-def stub_side(course: Course, exercise: Exercise, build: Build) -> "Build | str":
-    """The exercise's untouched stub, built beside the graded tree (a copy of it with the exercise's files as
-    handed out, in the same sandbox) and timed in the same grade: what doing nothing scores. Only the perf
-    program is built; the compiler cache makes it one source file. Returns why not when it cannot be built."""
-    tree = build.source.parent / f"stub-{exercise.id}"
-    if not tree.exists():
-        shutil.copytree(build.source, tree, ignore=lambda folder, names: ["build"] if Path(folder) == build.source
-                        else [])
-        for path in exercise.files:
-            text = course.as_handed_out(path, {exercise.id})
-            if text is not None:
-                write_if_changed(tree / path, text.encode("utf-8"))
-    stub = Build(tree, tree / "build", build.env, build.jobs, build.cmake_args)
-    stub.sandbox = build.sandbox
-    ok, why = stub.configure()
-    program = stub.target_artifact(exercise.perf["program"]) if ok else None
-    if program is None:
-        return why or f"{exercise.perf['program']} is not a target of the stub tree"
-    built, log = stub.build([program])
-    return stub if built else f"does not compile: {first_compiler_error(log, tree)}"

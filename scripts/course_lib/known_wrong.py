@@ -220,7 +220,7 @@ def untracked_known_wrong(root: Path) -> list[str]:
     return sorted(p for p in result.stdout.split("\0") if p and is_known_wrong(p))
 
 
-def check_known_wrong(course: Course, wrong: KnownWrong, base: Path, options: GradeOptions) -> dict:
+def check_known_wrong(course: Course, wrong: KnownWrong, base: Path, options: GradeOptions, instructor=None) -> dict:
     """Grades the handout of `wrong`'s exercise that holds its answer; the verdict says whether the grader
     rejected it for the stated reason. Every file is graded in the same work folder: the trees differ in
     a file or two, so each build after the first redoes only what they change."""
@@ -238,7 +238,7 @@ def check_known_wrong(course: Course, wrong: KnownWrong, base: Path, options: Gr
     write_handout(course, handout, [wrong.exercise], git_commit=False)
     for path, text in wrong.handout.items():
         (handout / path).write_text(text, encoding="utf-8")
-    report = grade_tree(course, handout, base / "grade", options)
+    report = grade_tree(course, handout, base / "grade", options, instructor=instructor)
     (entry,) = report["exercises"]
     result.update(points=entry["points"], status=entry["status"], reason=entry["reason"],
                   wall_s=report["timing"]["total_s"])

@@ -1,9 +1,8 @@
 """The performance rule of `optimize` exercises (issue 30): nothing for doing nothing.
 
-Each timed run of a perf program times the student's variant and the reference in one process and
-gives their ratio r = T / T_ref. The grader also builds the exercise's untouched stub (the handout's
-starting code) and runs the same program on it in the same grade, interleaved with the student's runs:
-its ratio r0 is what doing nothing earns. Points:
+The grader's own clock (outside_timing.py) gives a time per repetition for the student's build, the
+reference and the exercise's untouched stub (the handout's starting code), interleaved in rounds of one
+grade; r = T / T_ref is the student's ratio and r0 the stub's, what doing nothing earns. Points:
 
 - full at r <= FULL_AT (1.2: CS149's margin for noise),
 - 0 at r >= r0 / (1 + BAND): a submission must beat the stub by more than the noise band to earn a point,
@@ -15,7 +14,7 @@ its ratio r0 is what doing nothing earns. Points:
 - a speed-up over the reference beyond FLAG_BEYOND (3x) is not plausible for these exercises (the
   reference is the known-good design): such a result is "flagged" for an instructor's review, 0 points
   until then;
-- rounds: at least MIN_ROUNDS pairs (student run, stub run, in alternating order), more (up to
+- rounds: at least MIN_ROUNDS (student, reference, stub and `none` runs, in rotating order), more (up to
   MAX_ROUNDS) while the rounds' own scores differ by more than a band (a tenth of the points, at least
   one); the verdict takes the median round (the lower of an even count), so one disturbed round
   cannot move a score.
@@ -31,14 +30,16 @@ FULL_AT = 1.2
 FLAG_BEYOND = 3.0
 BAND = 0.10
 MIN_ROUNDS, MAX_ROUNDS = 3, 7
-RULE = ("optimize exercises: no performance points without correctness (Stanford CS149's rule), so the "
-        "exercise's tests must pass "
-        "before it is timed; then the grader times, in interleaved rounds of the same grade, the student's "
-        "build and the untouched stub's, each against the reference in the same process: with r = T / T_ref "
-        f"and r0 the stub's, full points at r <= {FULL_AT}, 0 at r >= r0 / {1 + BAND:g} (doing nothing earns "
-        "nothing), in between floor(points * log(r_zero / r) / log(r_zero / 1.2)); a speed-up beyond "
-        f"{FLAG_BEYOND:g}x the reference is flagged for review (0 points until reviewed); the median of at "
-        f"least {MIN_ROUNDS} rounds, more while rounds disagree by more than a tenth of the points")
+RULE = ("optimize exercises: no performance points without correctness (Stanford CS149's rule): the exercise's "
+        "grading probe must match the instructor's outputs before it is timed; then the grader clocks, from outside "
+        "the processes, the probe's timed repetitions (inputs perturbed every repetition from a nonce sent after "
+        "set-up, every repetition's answer checked) for the student's build, the reference and the untouched stub "
+        "(both built from the instructor's tree, no student code in them), less a run that does everything but "
+        f"the work, in interleaved rounds: with r = T / T_ref and r0 the stub's, full points at r <= {FULL_AT}, 0 "
+        f"at r >= r0 / {1 + BAND:g} (doing nothing earns nothing), in between floor(points * log(r_zero / r) / "
+        f"log(r_zero / 1.2)); a speed-up beyond {FLAG_BEYOND:g}x the reference is flagged for review (0 points "
+        f"until reviewed); the median of at least {MIN_ROUNDS} rounds, more while rounds disagree by more than a "
+        "tenth of the points")
 
 
 class PerfFailure(Exception):
@@ -101,7 +102,7 @@ def verdict(rounds: list[dict], points: int, metric: str) -> Verdict:
     stub_ratio = statistics.median_low(r["stub"][0] / r["stub"][1] for r in rounds)
     table = [{"student": r["student"][0], "reference": r["student"][1], "stub": r["stub"][0],
               "stub_reference": r["stub"][1], "points": r["points"]} for r in rounds]
-    said = (f"perf: {speed(ratio)} (student {t:.4g} {metric}, reference {t_ref:.4g} {metric}, same run; the "
+    said = (f"perf: {speed(ratio)} (student {t:.4g} {metric}, reference {t_ref:.4g} {metric}, clocked by the grader; the "
             f"untouched stub {speed(stub_ratio)}; median of {len(rounds)} interleaved rounds): ")
     if stub_ratio <= FULL_AT:  # the stub itself would earn full points: time cannot tell work from none
         return Verdict("error", 0, ratio, stub_ratio, t, t_ref, table, said + f"the stub is within {FULL_AT}x of "

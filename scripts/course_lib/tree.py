@@ -19,8 +19,11 @@ KINDS = ("implement", "fix", "optimize")
 SANITIZERS = ("memcheck", "racecheck", "synccheck", "initcheck")
 METADATA_KEYS = ("id", "title", "kind", "points", "gpu", "difficulty", "minutes", "task", "hint",
                  "tests", "files", "sanitizer", "perf")
-PERF_KEYS = {"program", "args", "metric", "reference_variant"}
-PERF_OPTIONAL_KEYS = {"student_variant", "variant_key", "requires"}
+# An optimize exercise's timing (verdicts.grade_time): its probe's timed repetitions per run, the untimed ones
+# before `ready`, and the exercises whose code its reference runs.
+PERF_KEYS = {"reps", "warmup"}
+PERF_OPTIONAL_KEYS = {"requires"}
+PERF_LIMITS = {"reps": (1, 100000), "warmup": (0, 1000)}
 CHAPTER_RE = re.compile(r"^(\d\d)_[A-Za-z0-9_]+$")
 MANIFEST = "scripts/course_lib/instructor_only.txt"
 # Written into every handout: which exercises it sets. A tree with it is a handout (its regions are
@@ -309,7 +312,7 @@ def perf_problems(entry: dict) -> list[str]:
     """The perf object: required of an optimize exercise and only of one, with its keys well formed."""
     perf = entry["perf"]
     if entry["kind"] == "optimize" and perf is None:
-        return ["an optimize exercise needs perf {program, args, metric, reference_variant}"]
+        return ["an optimize exercise needs perf {reps, warmup}"]
     if perf is None:
         return []
     problems = []
@@ -334,10 +337,9 @@ def perf_problems(entry: dict) -> list[str]:
             elif entry.get("id") in value:
                 problems.append("perf.requires must not name the exercise itself")
             continue
-        if key == "args" and isinstance(value, list) and all(isinstance(a, str) for a in value):
-            continue
-        if not isinstance(value, str) or (key != "args" and not value):
-            problems.append(f"perf.{key} must be a string")
+        low, high = PERF_LIMITS[key]
+        if not _is_int(value) or not low <= value <= high:
+            problems.append(f"perf.{key} must be an integer in {low}..{high}")
     return problems
 
 

@@ -206,7 +206,7 @@ def grade_time(exercise: Exercise, entry: dict, build: Build, instructor: Instru
         return seconds, done
 
     try:
-        verdict = outside_timing.measure(run_side, reps, exercise.points, "s")
+        verdict = outside_timing.measure(run_side, reps, exercise.points, "s per repetition")
     except scoring.PerfFailure as failure:
         reason = failure.reason if failure.status != "fail" else f"{NO_PERF_POINTS}: {failure.reason}"
         entry.update(status=failure.status, points=0, reason=one_line(reason, 400))
