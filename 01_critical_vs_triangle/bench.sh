@@ -5,8 +5,9 @@
 # 35 (171,500) and, if time allows, 55 (665,500). Writes <results_dir>/01_critical_vs_triangle.json.
 # Budget on 16 cores: the chapter part about 4 minutes (the sweeps about 2.5, size 55 skipped when sizes 20 and
 # 35 took more than 150 s; the minimum-image and list-build steps both ways about a minute); the LAMMPS part
-# about 5 (LAMMPS built for the CPU under 1, the side-by-side rounds about 4), so all of it about 9: run the
-# parts in separate calls (BENCH_PART) where one call must stay well under 10 minutes.
+# about 5 with its 3 rounds (LAMMPS built for the CPU under 1, the rounds about 4); run whole, the LAMMPS
+# part takes 2 rounds, so all of it is about 8 minutes. Where one call must stay well under 10 minutes, run
+# the parts in separate calls (BENCH_PART).
 # Robustness over length: every (strategy, threads) is timed many times in interleaved rounds (critical,
 # triangle, ... critical, triangle, ...) and reported as median with its min-max range; the MD loops that
 # give timesteps/s are kept short (they time the same force code plus the integrator).
@@ -49,7 +50,7 @@ grep -m2 -E '^(siblings|cpu cores)' /proc/cpuinfo > "$work/cpuinfo.txt" || true
 # Every run is in.lj unchanged (32,000 atoms, 100 steps), and at nproc cores also in.lj with -var x 2 -var y 2
 # -var z 2 (256,000 atoms; this program: --cells 40), LAMMPS_BIG_ROUNDS rounds (default: LAMMPS_ROUNDS).
 # Order within a round: ours (clones), ours (baseline), then the LAMMPS modes, so a noisy machine hits all
-# alike; LAMMPS_ROUNDS rounds (default 3). lammps_side_by_side.py turns the logs into rows: every mode's own
+# alike; LAMMPS_ROUNDS rounds (default 3; 2 when the whole bench.sh runs, to keep it near 8 minutes). lammps_side_by_side.py turns the logs into rows: every mode's own
 # rows, and lammps_native rows (the fastest native mode per core count, naming it, its packages and flags).
 # Where things are: LAMMPS_LMP, else `lmp` on PATH, else .lammps/lmp; LAMMPS_MPIEXEC, else the mpiexec beside
 # lmp, else on PATH (none: the rank modes are skipped, one line); LAMMPS_NATIVE_LMP for a native build made
@@ -79,7 +80,7 @@ lammps_part() {
     if [[ -n "$candidate" && -f "$candidate" ]]; then in_lj=$(readlink -f "$candidate"); break; fi
   done
   [[ -n "$in_lj" ]] || { echo "bench.sh: LAMMPS found ($lmp) but not its bench/in.lj (set LAMMPS_IN_LJ): LAMMPS not run"; return 0; }
-  local rounds=${LAMMPS_ROUNDS:-3}
+  local rounds=${LAMMPS_ROUNDS:-$([[ "$part" == all ]] && echo 2 || echo 3)}
   [[ "$rounds" =~ ^[1-9][0-9]?$ ]] || { echo "bench.sh: LAMMPS_ROUNDS must be a count 1..99, got '$rounds'" >&2; exit 2; }
   local big_rounds=${LAMMPS_BIG_ROUNDS:-$rounds}
   [[ "$big_rounds" =~ ^[0-9][0-9]?$ ]] || { echo "bench.sh: LAMMPS_BIG_ROUNDS must be a count 0..99, got '$big_rounds'" >&2; exit 2; }
