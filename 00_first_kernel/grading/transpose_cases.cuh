@@ -12,6 +12,7 @@
 // hash) and of each 1,024-float chunk of the guard zone (its poison unchanged: nothing written outside the
 // output). An element never written keeps its NaN and changes its row's hash. All exact.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
