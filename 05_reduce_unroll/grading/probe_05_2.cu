@@ -54,21 +54,25 @@ __global__ void warp_tail_kernel(const Acc* values, Acc* sums) {
   if (lane == 0) sums[blockIdx.x] = sum;
 }
 
-// The lanes in `first_group` call warp_tail from one place, the others from another. `zero` is 0 at run
-// time, unknown to the compiler: the second call addresses s through it, so the two calls are different
-// code that no optimiser can merge back into one converged call.
-__global__ void warp_tail_split_kernel(const long long* values, long long* sums, unsigned first_group,
-                                       unsigned zero) {
+// The lanes in `first_group` call warp_tail from one place in the code, the others from another. Each
+// branch also leaves a mark in `entered` (after the call in one branch, before it in the other), so the two
+// branches neither begin nor end with the same instruction: no optimiser can hoist or sink the two copies of
+// warp_tail into one converged call. The host ignores the marks.
+__global__ void warp_tail_split_kernel(const long long* values, long long* sums, unsigned* entered,
+                                       unsigned first_group) {
   __shared__ long long s[64];
   const unsigned lane = threadIdx.x;
   s[lane] = values[blockIdx.x * 64 + lane];
   s[lane + 32] = values[blockIdx.x * 64 + lane + 32];
   __syncwarp();
   long long sum = 0;
-  if ((first_group >> lane) & 1u)
+  if ((first_group >> lane) & 1u) {
     sum = warp_tail(s, lane);
-  else
-    sum = warp_tail(s + zero, lane);
+    entered[blockIdx.x * 32 + lane] = 1;
+  } else {
+    entered[blockIdx.x * 32 + lane] = 2;
+    sum = warp_tail(s, lane);
+  }
   if (lane == 0) sums[blockIdx.x] = sum;
 }
 
@@ -80,14 +84,20 @@ std::vector<Acc> run_sets(const std::vector<Acc>& values, bool split, unsigned f
   input.upload(values);
   sums.fill_bytes(0xff);
   if constexpr (std::is_same_v<Acc, long long>) {
-    if (split)
-      warp_tail_split_kernel<<<static_cast<unsigned>(sets), 32>>>(input.data(), sums.data(), first_group, 0u);
-    else
+    if (split) {
+      course::DeviceBuffer<unsigned> entered(32 * sets);
+      warp_tail_split_kernel<<<static_cast<unsigned>(sets), 32>>>(input.data(), sums.data(), entered.data(),
+                                                                    first_group);
+      CUDA_CHECK_LAUNCH();
+      CUDA_CHECK(cudaDeviceSynchronize());  // before `entered` is freed
+    } else {
       warp_tail_kernel<Acc><<<static_cast<unsigned>(sets), 32>>>(input.data(), sums.data());
+      CUDA_CHECK_LAUNCH();
+    }
   } else {
     warp_tail_kernel<Acc><<<static_cast<unsigned>(sets), 32>>>(input.data(), sums.data());
+    CUDA_CHECK_LAUNCH();
   }
-  CUDA_CHECK_LAUNCH();
   std::vector<Acc> got(sets);
   sums.download(got);
   return got;
