@@ -107,9 +107,11 @@ inline void add_int_sums(course::probe::Cases& cases, std::span<const Variant> v
             result.download(std::span<long long>(&got, 1));
             sums.push_back(got);
           }
+        std::string starts;
+        for (const std::size_t offset : offsets) starts += (starts.empty() ? " +" : ", +") + std::to_string(offset);
         cases.add_exact(std::string("int64 sums: ") + v.name + ", block " + std::to_string(blocks[b]) + ", n = " +
-                            std::to_string(n) + ", " + std::to_string(offsets.size()) + " starts from +0 ints, " +
-                            std::to_string(repeats) + " runs each",
+                            std::to_string(n) + ", starts" + starts + " ints, " + std::to_string(repeats) +
+                            " run(s) each",
                         sums);
       }
 }
