@@ -71,13 +71,13 @@ class GradeTests(FixtureCase):
     def by_id(report: dict) -> dict:
         return {e["id"]: e for e in report["exercises"]}
 
-    def test_the_harness_and_the_references_are_the_instructors(self):
-        # A submission that edits a file no graded exercise asks for (here the timing program of 02.1,
-        # where a cheat would shrink its own time or slow the reference) is graded with the instructor's
-        # copy of that file: this edit would not even compile, yet 02.1 is timed as usual.
-        cheat = self.submission("harness-edited", self.repo)
-        edit(cheat / "02_scale/src/bench.cpp", "#include <algorithm>",
-             "#error the timing harness is the instructor's\n#include <algorithm>")
+    def test_the_probe_is_the_instructors(self):
+        # A submission that edits a file no graded exercise asks for (here 02.1's grading probe, where a
+        # cheat would skip the work or print the checks it wants) is graded with the instructor's copy of
+        # that file: this edit would not even compile, yet 02.1 is checked and timed as usual.
+        cheat = self.submission("probe-edited", self.repo)
+        edit(cheat / "02_scale/grading/probe_02_1.cpp", "#include <cmath>",
+             "#error the grading probe is the instructor's\n#include <cmath>")
         _, report = self.grade(cheat, "--exercises", "02.1")
         entry = self.by_id(report)["02.1"]
         self.assertIn(entry["status"], ("pass", "partial"), entry["reason"])
@@ -126,21 +126,26 @@ class GradeTests(FixtureCase):
         perf = entry["perf"]
         self.assertTrue(perf["time"] > 0 and perf["reference_time"] > 0)
         self.assertAlmostEqual(perf["ratio"], perf["time"] / perf["reference_time"])
-        self.assertEqual((perf["student_variant"], perf["reference_variant"]), ("student", "reference"))
-        self.assertRegex(entry["reason"], r"^perf: .* \(student [\d.e+-]+ time_ms, reference [\d.e+-]+ time_ms, "
-                                          r"same run; the untouched stub .*\): within 1\.2x, full points$")
+        self.assertEqual((perf["probe"], perf["reps"], perf["warmup"]), ("probe_02_1", 10, 1))
+        self.assertGreaterEqual(len(perf["rounds"]), 3)
+        self.assertGreater(perf["stub_ratio"], 1.2)   # the stub sleeps 40 ms a call: timed, and slow
+        self.assertRegex(entry["reason"], r"^perf: .* \(student [\d.e+-]+ s per repetition, reference [\d.e+-]+ s "
+                                          r"per repetition, clocked by the grader; the untouched stub .*\): "
+                                          r"within 1\.2x, full points$")
         for text in (report["rules"]["perf"], perf["rule"], result.stdout):
             self.assertIn("CS149", text)
             self.assertIn("no performance points without correctness", text)
         self.assertIn("perf rule: optimize exercises", result.stdout)
-        # Fast but wrong: the tests fail, so it is never timed and scores nothing.
+        # Fast but wrong: the probe's outputs differ, so it is never timed and scores nothing; the chapter's
+        # own tests only add words to the reason.
         repo = self.submission("fast-but-wrong", self.repo)
         edit(repo / "02_scale/src/scale.cpp", "element < in.size();", "element + 1 < in.size();")
         _, report = self.grade(repo, "--exercises", "02.1")
         (entry,) = report["exercises"]
         self.assertEqual((entry["status"], entry["points"], entry["perf"]), ("fail", 0, None))
         self.assertTrue(entry["reason"].startswith("no performance points without correctness (not timed): "
-                                                   "failed: scale multiplies every element"), entry["reason"])
+                                                   "failed: wrong output for the grader's inputs"), entry["reason"])
+        self.assertIn("[the chapter's tests say: exercise.02.1", entry["reason"])
 
     def test_stub_scores_zero_even_with_its_tests_edited(self):
         repo = self.submission("tampered-stub", self.handout)
@@ -151,7 +156,8 @@ class GradeTests(FixtureCase):
         e = self.by_id(report)
         self.assertEqual((e["01.1"]["points"], e["01.1"]["status"]), (0, "not_done"))
         self.assertIn("not done (01_sums/src/sums.cpp as handed out)", e["01.1"]["reason"])
-        self.assertIn("is NOT correct", e["01.1"]["reason"])
+        self.assertIn("wrong output for the grader's inputs", e["01.1"]["reason"])
+        self.assertIn("[the chapter's tests say: exercise.01.1", e["01.1"]["reason"])  # the instructor's tests
         self.assertEqual((e["02.1"]["points"], e["02.1"]["status"]), (0, "not_done"), e["02.1"]["reason"])
         self.assertIn("slower than the reference", e["02.1"]["reason"])
         self.assertIn("no faster than the stub", e["02.1"]["reason"])

@@ -76,8 +76,10 @@ class KnownWrongTests(FixtureCase):
         lines = self.lines_by_file(result.stdout)
         wrong = "01_sums/instructor/wrong/"
         self.assertEqual(len(lines), 5, result.stdout)
-        self.assertRegex(lines[wrong + "01.1-constant-answer.cpp"], r"^OK +01\.1 .* 0/4  fail: failed: ")
-        self.assertRegex(lines[wrong + "01.1-positive-only.cpp"], r"^OK +01\.1 .* 0/4  fail: failed: ")
+        self.assertRegex(lines[wrong + "01.1-constant-answer.cpp"], r"^OK +01\.1 .* 0/4  fail: failed: wrong output for "
+                                                                 r"the grader's inputs \(seed 7\): case ")
+        self.assertRegex(lines[wrong + "01.1-positive-only.cpp"], r"^OK +01\.1 .* 0/4  fail: failed: wrong output .*"
+                                                                 r"'sum_of_squares n=257 negative values only'")
         self.assertRegex(lines[wrong + "01.2-half-warp.cpp"], r"^NOT-CHECKED +01\.2 .* -/3  needs_gpu: not checkable "
                                                               r"without a GPU$")
         self.assertRegex(lines["02_scale/instructor/wrong/02.1-skips-last.cpp"],
@@ -92,7 +94,7 @@ class KnownWrongTests(FixtureCase):
                                           "ERROR": 0})
         files = {f["file"]: f for f in data["files"]}
         second = files[wrong + "01.1-positive-only.cpp"]
-        self.assertEqual((second["region"], second["expect"]), (2, "failed"))
+        self.assertEqual((second["region"], second["expect"]), (2, "negative values only"))
         self.assertRegex(second["region_at"], r"^01_sums/src/sums\.cpp:3\d$")
         self.assertEqual(files[wrong + "01.1-constant-answer.cpp"]["region_at"], "01_sums/src/sums.cpp:3")
 

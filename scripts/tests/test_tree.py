@@ -113,11 +113,14 @@ class MetadataTests(unittest.TestCase):
             ({"perf": None}, "an optimize exercise needs perf"),
             ({"kind": "fix"}, "perf is only for kind optimize"),
             ({"perf": [1]}, "perf must be null or an object"),
-            ({"perf": {k: v for k, v in perf.items() if k != "metric"}}, "perf is missing metric"),
+            ({"perf": {k: v for k, v in perf.items() if k != "reps"}}, "perf is missing reps"),
             ({"perf": dict(perf, speed=1)}, "perf has unknown keys speed"),
             ({"perf": dict(perf, requires=["02.1"])}, "must not name the exercise itself"),
             ({"perf": dict(perf, requires="01.1")}, "perf.requires must be a non-empty list"),
-            ({"perf": dict(perf, program="")}, "perf.program must be a string"),
+            ({"perf": dict(perf, reps=0)}, "perf.reps must be an integer in 1..100000"),
+            ({"perf": dict(perf, warmup="2")}, "perf.warmup must be an integer in 0..1000"),
+            # The old schema (a timing program the student's process ran) is refused, not half-read.
+            ({"perf": dict(perf, program="scale_bench")}, "perf has unknown keys program"),
         ]
         for changes, phrase in cases:
             problems = self.problems(**changes)
