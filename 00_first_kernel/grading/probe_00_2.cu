@@ -1,8 +1,8 @@
 // Grading probe of exercise 00.2 (common/probe.hpp): transpose_naive of the exercise's own
 // src/transpose_naive.cu, through its launcher, on matrices from the grader's seed; what it writes is in
 // transpose_cases.cuh. The grader also runs it under compute-sanitizer --tool memcheck
-// (COURSE_SANITIZER=memcheck), which sees reads outside `in`; the cases are the same then (the suite
-// runs its full sizes under the tool too, and a few seconds of memcheck suffice).
+// (COURSE_SANITIZER=memcheck), which sees reads outside `in`; the matrices are then the small ones
+// (transpose_cases.cuh: every path, partial blocks on both axes included).
 #include "common/device.cuh"
 #include "common/errors.hpp"
 #include "common/probe.hpp"

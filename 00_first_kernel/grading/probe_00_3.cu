@@ -2,9 +2,10 @@
 // src/transpose_shared.cu.
 //
 // Verdict (--out): the same cases as 00.2's probe (transpose_cases.cuh), through the exercise's launcher.
-// The grader also runs it under compute-sanitizer --tool racecheck (COURSE_SANITIZER=racecheck); the
-// cases stay the same (the suite runs its full sizes under racecheck too). The untouched handout launches
-// 00.2's transpose_naive, which is right: its verdict agrees, and only its time is graded down.
+// The grader also runs it under compute-sanitizer --tool racecheck (COURSE_SANITIZER=racecheck), on the
+// small matrices then (transpose_cases.cuh), so that a racing kernel is still reported in seconds.
+// The untouched handout launches 00.2's transpose_naive, which is right: its verdict agrees, and only its
+// time is graded down.
 //
 // Timed (--time): the perf size of exercises.json (first_kernel --width 8192 --height 8192), the tests'
 // grid of 32 × 32 blocks. Each repetition first overwrites 64 elements of `in`, at places chosen from
