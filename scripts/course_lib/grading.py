@@ -8,6 +8,7 @@ import fnmatch
 import math
 import os
 import shutil
+import threading
 import time
 from pathlib import Path
 
@@ -118,6 +119,9 @@ def grade_tree(course: Course, submission: Path, work: Path, options: GradeOptio
     build.sandbox = options.sandbox
     if instructor is None:
         instructor = instructor_builds(course, work / "instructor", options)
+    # The instructor's trees build beside the student's (a failure there is reported per exercise later).
+    preparing = threading.Thread(target=_prepare_quietly, args=(instructor, list(options.exercises)), daemon=True)
+    preparing.start()
     say("configure")
     ok, why = build.configure()
     clock.lap("configure")
@@ -128,12 +132,20 @@ def grade_tree(course: Course, submission: Path, work: Path, options: GradeOptio
     needs = outputs_needed(course, entries, gradable_exercises(course, entries, build, options), build)
     say("build")
     build_outputs(build, needs)
+    preparing.join()
     clock.lap("build")
     grader = Grader(course, build, instructor, submission, work, env, options, entries)
     for exercise_id, outputs in needs.items():
         grade_built_exercise(grader, course.exercises[exercise_id], outputs, say)
     clock.lap("exercises")
     return finish_report(report, clock)
+
+
+def _prepare_quietly(instructor: InstructorBuilds, exercise_ids: list[str]) -> None:
+    try:
+        instructor.prepare(exercise_ids)
+    except Exception:  # the same failure is met, and reported per exercise, when the grade asks for the build
+        pass
 
 
 def grade_env(work: Path, options: GradeOptions) -> dict:

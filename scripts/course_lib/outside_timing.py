@@ -1,9 +1,9 @@
 """Times measured from outside the student's process (issue 30).
 
-A timed probe (common/include/common/probe.hpp) sets up, warms up and prints `ready`; the grader then writes
-`go <nonce>` and starts its own clock; the probe runs the grader's count of repetitions, each on inputs
-perturbed from the nonce, and prints one `done` record with every repetition's check values; the grader stops
-its clock at the first `done` record it reads. The check values must match the instructor's build's for the
+A timed probe (common/include/common/probe.hpp) sets up, warms up and prints `ready`; for each round the grader
+then writes `go <nonce>` and starts its own clock; the probe runs the grader's count of repetitions, each on
+inputs perturbed from the nonce, and prints one `done` record with every repetition's check values; the grader
+stops its clock at the first `done` record it reads. One process per side serves every round of a grade. The check values must match the instructor's build's for the
 same nonce (probe_check.compare_checks), so a `done` printed before the work was done, a cached result, or a
 clock, file or exit handler inside the process changes nothing: the time is the grader's, the answer is
 checked.
@@ -73,55 +73,86 @@ def _next_line(lines: "queue.Queue[bytes | None]", deadline: float) -> bytes | N
         raise TimeoutError
 
 
-def timed_run(cmd: list[str], env: dict, cwd: str, nonce: int, timeout: float) -> tuple[float, dict, str]:
-    """Runs `cmd` (a sandboxed probe --time ...), clocks `go` to the first `done` record. Returns (seconds,
-    the done record, stderr's last line). Raises TimedRunError."""
-    process = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               env=env, cwd=cwd, start_new_session=True)
-    lines: "queue.Queue[bytes | None]" = queue.Queue()
-    errors: list[bytes] = []
-    threading.Thread(target=_reader, args=(process.stdout, lines), daemon=True).start()
-    threading.Thread(target=_drain, args=(process.stderr, errors), daemon=True).start()
-    try:
-        result = _protocol(process, lines, errors, nonce, timeout)
-    except BaseException:
-        _end(process, grace=0.0)
-        raise
-    _end(process, grace=10.0)
-    return result
+class TimedSession:
+    """One timed probe process kept for every round of a grade: set up and warmed up once (before `ready`),
+    then clocked once per `go <nonce>` (`clock`). `close` sends `quit` and ends its process group."""
 
+    def __init__(self, cmd: list[str], env: dict | None, cwd: str, timeout: float):
+        self.timeout = timeout
+        self.process = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                        env=env, cwd=cwd, start_new_session=True)
+        self.lines: "queue.Queue[bytes | None]" = queue.Queue()
+        self.errors: list[bytes] = []
+        threading.Thread(target=_reader, args=(self.process.stdout, self.lines), daemon=True).start()
+        threading.Thread(target=_drain, args=(self.process.stderr, self.errors), daemon=True).start()
+        try:
+            self._wait_ready()
+        except BaseException:
+            self.close(grace=0.0)
+            raise
 
-def _protocol(process, lines, errors, nonce: int, timeout: float) -> tuple[float, dict, str]:
-    deadline = time.monotonic() + min(READY_TIMEOUT_S, timeout)
-    try:
-        while True:  # anything before `ready` (a warning) is skipped
-            line = _next_line(lines, deadline)
-            if line is None:
-                code = process.wait()
-                raise _ended(code, errors, "before it was ready")
-            if line.strip() == b"ready":
-                break
-        process.stdin.write(f"go {nonce}\n".encode())
-        process.stdin.flush()
+    def _wait_ready(self) -> None:
+        deadline = time.monotonic() + min(READY_TIMEOUT_S, self.timeout)
+        try:
+            while True:  # anything before `ready` (a warning) is skipped
+                line = _next_line(self.lines, deadline)
+                if line is None:
+                    raise _ended(self.process.wait(), self.errors, "before it was ready")
+                if line.strip() == b"ready":
+                    return
+        except TimeoutError:
+            raise TimedRunError("timeout", f"the timed run was not ready within {min(READY_TIMEOUT_S, self.timeout):g} s")
+
+    def clock(self, nonce: int) -> tuple[float, dict]:
+        """Sends `go <nonce>`; returns (seconds to the first `done` record, that record). Raises TimedRunError."""
+        try:
+            self.process.stdin.write(f"go {nonce}\n".encode())
+            self.process.stdin.flush()
+        except (BrokenPipeError, OSError):
+            raise _ended(self.process.wait(), self.errors, "before it read `go`")
         started = time.perf_counter()
-        deadline = time.monotonic() + timeout
-        while True:
-            line = _next_line(lines, deadline)
-            stopped = time.perf_counter()
-            if line is None:
-                code = process.wait()
-                raise _ended(code, errors, "before its done record")
+        deadline = time.monotonic() + self.timeout
+        try:
+            while True:
+                line = _next_line(self.lines, deadline)
+                stopped = time.perf_counter()
+                if line is None:
+                    raise _ended(self.process.wait(), self.errors, "before its done record")
+                try:
+                    return stopped - started, probe_check.parse_done(line.decode("utf-8", "replace"))
+                except probe_check.ProbeOutputError:
+                    continue  # not a done record: the first one stops the clock
+        except TimeoutError:
+            raise TimedRunError("timeout", f"the timed run did not finish within {self.timeout:g} s")
+
+    def close(self, grace: float = 10.0) -> None:
+        """The run's whole process group ends with it, after `grace` seconds to exit on its own (the sandbox's
+        PID namespace ends the rest)."""
+        try:
+            self.process.stdin.write(b"quit\n")
+            self.process.stdin.close()
+        except OSError:
+            pass
+        try:
+            self.process.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
             try:
-                done = probe_check.parse_done(line.decode("utf-8", "replace"))
-            except probe_check.ProbeOutputError:
-                continue  # not a done record: the first one stops the clock
-            break
-    except TimeoutError:
-        raise TimedRunError("timeout", f"the timed run did not finish within {timeout:g} s")
-    except BrokenPipeError:
-        code = process.wait()
-        raise _ended(code, errors, "before it read `go`")
-    return stopped - started, done, _last(errors)
+                os.killpg(self.process.pid, 9)
+            except OSError:
+                pass
+            self.process.wait()
+
+
+def timed_run(cmd: list[str], env: dict | None, cwd: str, nonce: int, timeout: float) -> tuple[float, dict, str]:
+    """One round in a process of its own: (seconds, the done record, stderr's last line)."""
+    session = TimedSession(cmd, env, cwd, timeout)
+    try:
+        seconds, done = session.clock(nonce)
+    except BaseException:
+        session.close(grace=0.0)
+        raise
+    session.close()
+    return seconds, done, _last(session.errors)
 
 
 def _ended(code: int, errors: list[bytes], when: str) -> TimedRunError:
@@ -133,23 +164,6 @@ def _ended(code: int, errors: list[bytes], when: str) -> TimedRunError:
 def _last(errors: list[bytes]) -> str:
     text = b"".join(errors).decode("utf-8", "replace").strip()
     return text.splitlines()[-1][:300] if text else ""
-
-
-def _end(process: subprocess.Popen, grace: float) -> None:
-    """The run's whole process group ends with it, after `grace` seconds to exit on its own (the sandbox's
-    PID namespace ends the rest)."""
-    try:
-        process.stdin.close()
-    except OSError:
-        pass
-    try:
-        process.wait(timeout=grace)
-    except subprocess.TimeoutExpired:
-        try:
-            os.killpg(process.pid, 9)
-        except OSError:
-            pass
-        process.wait()
 
 
 # ---------------------------------------------------------------------------------------------------------

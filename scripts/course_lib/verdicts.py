@@ -11,7 +11,7 @@ An exercise with a grading probe (target probe_NN_k, common/include/common/probe
    the student's build, the reference and `none` (instructor's build) and the untouched stub (the instructor's
    tree with only this exercise as handed out), interleaved, answers checked in every round.
 
-The instructor's trees live in the grade's work folder (or the gradebook's, shared by every student: built once),
+The instructor's trees (the answers; the optimize exercises' stubs) live in the grade's work folder (or the gradebook's, shared by every student: built once),
 outside every sandbox that runs a student's code.
 
 When a verdict is "wrong", the chapter's own tests of the exercise are run too, only to say why in words a
@@ -39,9 +39,9 @@ def probe_target(exercise_id: str) -> str:
 
 
 class InstructorBuilds:
-    """The instructor's trees a grade compares with: `answers` (every exercise answered) and, per optimize
-    exercise, `stub-NN.k` (the instructor's tree with only that exercise as handed out). Built on first use,
-    once per grade or per gradebook (thread-safe: gradebook --jobs shares one)."""
+    """The instructor's trees a grade compares with: `answers` (every exercise answered) and `stubs` (every
+    optimize exercise as handed out, the others answered). Built on first use or by `prepare`, once per grade,
+    gradebook or check-wrong (thread-safe: gradebook --jobs shares one)."""
 
     def __init__(self, course: Course, folder: Path, options: GradeOptions, env: dict, cmake_args: list[str]):
         self.course, self.folder, self.options, self.env, self.cmake_args = course, folder, options, env, cmake_args
@@ -85,7 +85,19 @@ class InstructorBuilds:
         return self.build("answers", [], targets)
 
     def stub(self, exercise_id: str) -> Build | str:
-        return self.build(f"stub-{exercise_id}", [exercise_id], [probe_target(exercise_id)])
+        """The untouched stub of an optimize exercise: one tree for them all, every optimize exercise as handed
+        out and every other one answered (no optimize exercise's reference runs another's code)."""
+        optimize = sorted(i for i, e in self.course.exercises.items() if e.perf)
+        return self.build("stubs", optimize, [probe_target(exercise_id)])
+
+    def prepare(self, exercise_ids: list[str]) -> None:
+        """Builds now what grading `exercise_ids` will compare with (run beside the student's build)."""
+        ids = sorted({r for i in exercise_ids for r in [i, *((self.course.exercises[i].perf or {})
+                                                                .get("requires", []))]})
+        self.answers([probe_target(i) for i in ids])
+        for i in exercise_ids:
+            if self.course.exercises[i].perf:
+                self.stub(i)
 
     def reference_cases(self, exercise_id: str, seed: int, timeout: float) -> dict | str:
         """The answers' probe output for `seed` (cached), or why it could not be made."""
@@ -197,13 +209,20 @@ def grade_time(exercise: Exercise, entry: dict, build: Build, instructor: Instru
     sides = {"student": (build, "exercise"), "reference": (answers, "reference"), "stub": (stub, "exercise"),
              "none": (answers, "none")}
 
-    def run_side(side: str, nonce: int):
+    def start(side: str) -> outside_timing.TimedSession:
         tree, variant = sides[side]
         program = tree.folder / tree.target_artifact(probe_target(exercise.id))
         cmd = tree.sandboxed([str(program), "--seed", str(options.seed), "--time", variant, "--reps", str(reps),
                               "--warmup", str(warmup)])
-        seconds, done, _ = outside_timing.timed_run(cmd, env, str(tree.folder), nonce, options.timeout)
-        return seconds, done
+        return outside_timing.TimedSession(cmd, env, str(tree.folder), options.timeout)
+
+    sessions: dict[str, outside_timing.TimedSession] = {}
+
+    def run_side(side: str, nonce: int):
+        # One process per side for every round: set up once, clocked once per round.
+        if side not in sessions:
+            sessions[side] = start(side)
+        return sessions[side].clock(nonce)
 
     try:
         verdict = outside_timing.measure(run_side, reps, exercise.points, "s per repetition")
@@ -211,6 +230,9 @@ def grade_time(exercise: Exercise, entry: dict, build: Build, instructor: Instru
         reason = failure.reason if failure.status != "fail" else f"{NO_PERF_POINTS}: {failure.reason}"
         entry.update(status=failure.status, points=0, reason=one_line(reason, 400))
         return
+    finally:
+        for session in sessions.values():
+            session.close()
     record.update(time=verdict.time, reference_time=verdict.reference_time, ratio=verdict.ratio,
                   stub_ratio=verdict.stub_ratio, rounds=verdict.rounds)
     entry.update(status=verdict.status, points=verdict.points, reason=verdict.reason)

@@ -14,11 +14,12 @@
 ///  - **verdict** `probe_NN_k --seed S --out FILE`: run the exercise's code on inputs derived from S (awkward
 ///    sizes, random data, poisoned outputs) and write every output, raw, as cases (Cases::write).
 ///  - **timed** (optimize exercises) `probe_NN_k --seed S --time exercise|reference|none --reps R [--warmup W]`:
-///    set up from S, warm up W times, print `ready`, read `go <nonce>` from stdin, then run R repetitions, each on
-///    inputs perturbed from (nonce, repetition) (so no repetition's result can be cached or precomputed), collect
-///    a few check values per repetition (values the output must have, sampled at nonce-chosen places, and sums),
-///    and print one line `{"done": true, "checks": [[...], ...], "tolerance": {...}}`. The grader clocks `go`
-///    to `done` from outside; `none` does everything but the exercise's work (the grader subtracts it);
+///    set up from S, warm up W times, print `ready`; then, for every `go <nonce>` line on stdin (one per round of
+///    the grader's, until `quit` or the end of input), run R repetitions, each on inputs perturbed from (nonce,
+///    repetition) (so no repetition's result can be cached or precomputed), collect a few check values per
+///    repetition (values the output must have, sampled at nonce-chosen places, and sums), and print one line
+///    `{"done": true, "nonce": "...", "checks": [[...], ...], "tolerance": {...}}`. The grader clocks `go` to
+///    `done` from outside; `none` does everything but the exercise's work (the grader subtracts it);
 ///    `reference` runs the course's reference (timed from the instructor's build only).
 #pragma once
 #include <cstdint>
@@ -74,8 +75,9 @@ class Cases {
 using Repetition = std::function<std::vector<double>(std::uint64_t nonce, int rep)>;
 
 /// The timed protocol around `repetition`: `warmup` calls with a warm-up nonce derived from the seed, then
-/// `ready` on stdout, `go <nonce>` from stdin, `reps` calls, and the `done` line carrying every repetition's
-/// checks and `tolerance`. Throws UsageError when stdin does not say `go <decimal nonce>`.
+/// `ready` on stdout; then per `go <nonce>` line from stdin, `reps` calls and the `done` line carrying every
+/// repetition's checks and `tolerance`, until `quit` or the end of stdin. Throws UsageError on any other line,
+/// or when stdin ends before the first `go`.
 void run_timed(const Options& options, Tolerance tolerance, const Repetition& repetition);
 
 /// Parses a probe's command line (one of --out or --time; --reps required with --time). `gpu` adds --device.
