@@ -1,6 +1,7 @@
 """The kit's tests' shared fixture: the course in miniature (scripts/tests/fixture: two chapters, a CPU
-exercise with two regions, a GPU exercise graded by racecheck, an optimize exercise timed by a CPU program,
-and known-wrong solutions of each; plain C++ and doctest, no CUDA) made into an instructor's git repository,
+exercise with two regions, a GPU exercise graded by racecheck, an optimize exercise, a grading probe for each
+(fixture/common/include/fixture_probe.hpp: the probe protocol, header-only; 02.1's probe timed), and
+known-wrong solutions of each; plain C++ and doctest, no CUDA) made into an instructor's git repository,
 and scripts/course run in it. The fixture gets the real cmake/CourseExercises.cmake,
 common/testing/test_main.cpp, scripts/course and scripts/course_lib copied in, so the pieces the course
 uses are the pieces tested. Not a test itself: the test_*.py files beside it import it.

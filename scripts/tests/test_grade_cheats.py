@@ -1,12 +1,24 @@
 #!/usr/bin/env python3
-"""Issue 30's cheats, graded end to end by `scripts/course grade` (each scored full or partial marks,
-or leaked, on the grader before the sandbox and the stub-relative perf rule):
+"""Issue 30's cheats, rebuilt against the fixture course and graded end to end by `scripts/course grade`.
+Each scored full or partial marks, or leaked, on the grader before issue 30 (commit 3102dad and earlier:
+`git show 3102dad:scripts/course_lib/grading.py` passes an exercise whose doctest binary exits 0 with a good
+summary, and `git show 3102dad:scripts/course_lib/perf.py` reads the times the student's own timing process
+writes); each must score no more than the untouched stub (0) on the grader of issue 30, where only the
+grading probes' raw outputs (compared with the instructor's build's, in the grader's process) and the
+grader's own clock decide a point:
 
-- an exercise file that #includes the master's solution by absolute path (01.2 scored 20/20);
-- a test binary that prints the master's solution into the report, writes into the instructor's
-  results/ and leaves a double-forked process running after its grade;
-- doing nothing: an untouched optimize stub 2x slower than the reference (3 of 5 points under
-  CS149's rule on the fixture; 16/30 on 01.3 on the H100), and the real course's 01.3 handout.
+1. exercise code that prints a perfect doctest summary and calls `_Exit(0)` (from a static initializer or
+   from the exercise's function);
+2. an optimize stub that caches its result for a repeated input; an `atexit` handler (and the stub itself)
+   printing a fake `done` record and rewriting results files;
+3. an exercise file that #includes the master's solution by absolute path; a test binary / probe that
+   walks /proc to the grader's command line, prints the master's solution into the report and writes into
+   the instructor's results/;
+4. a double-forked process left behind by the graded code;
+5. an exercise file that slows the reference living beside the exercise (scale_reference);
+and, a cheat of the new path: a probe output replayed from a seed the student chose (the grade's seed is
+drawn per grade). Also doing nothing: an untouched optimize stub 2x slower than the reference (3 of 5 points
+under CS149's rule on the fixture; 16/30 on 01.3 on the H100), and the real course's 01.3 handout.
 
 The fixture course (scripts/tests/fixture, see kit_fixture.py) is made in /var/tmp, outside /tmp, so
 that it is the sandbox's mounts, not the private /tmp alone, that hide it.
@@ -77,8 +89,11 @@ class CheatTests(unittest.TestCase):
         self.assertEqual((e["01.1"]["points"], e["01.1"]["status"]), (0, "compile_error"), e["01.1"]["reason"])
         self.assertIn("sums.cpp", e["01.1"]["reason"])
 
-    def test_a_test_cannot_leak_the_solution_write_results_or_stay_behind(self):
-        repo = self.submission("spy")
+    def spy(self, name: str) -> Path:
+        """A submission whose 01.1 file, in a static initializer (so in the probe and in the chapter's tests
+        alike), walks /proc up to the grader's command line, prints the master's solution file, writes into
+        the instructor's results/ and leaves a double-forked `sleep` behind."""
+        repo = self.submission(name)
         solution = self.repo / "01_sums/src/sums.cpp"
         forged = self.repo / "results" / "forged.json"
         edit(repo / "01_sums/src/sums.cpp", '#include "sums.hpp"', f'''#include "sums.hpp"
@@ -89,6 +104,16 @@ class CheatTests(unittest.TestCase):
 namespace {{
 struct Spy {{
   Spy() {{
+    // Up the process tree to the grader's command line, which names the instructor's tree (issue 30).
+    for (int pid = getppid(); pid > 1;) {{
+      std::ifstream cmdline("/proc/" + std::to_string(pid) + "/cmdline");
+      for (std::string arg; std::getline(cmdline, arg, '\\0');) std::printf("LEAK arg %s\\n", arg.c_str());
+      std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+      std::string skip;
+      int parent = 0;
+      stat >> skip >> skip >> skip >> parent;
+      pid = parent;
+    }}
     std::ifstream master("{solution}");
     for (std::string line; std::getline(master, line);) std::printf("LEAK %s\\n", line.c_str());
     std::ofstream("{forged}") << "{{}}";
@@ -104,17 +129,35 @@ struct Spy {{
   }}
 }} spy;
 }}''')
+        return repo
+
+    def assert_nothing_leaked(self, report: dict) -> None:
+        text = json.dumps(report)
+        self.assertNotIn("LEAK // BEGIN SOLUTION", text)   # the master's file: hidden, so never printed
+        self.assertNotIn(str(self.repo), text)   # the grader's command line names it: the /proc walk hit a wall
+        self.assertNotIn("warp width of every NVIDIA GPU", text)  # 01.2's solution, in the master's file
+        self.assertFalse((self.repo / "results" / "forged.json").exists())
+        time.sleep(0.5)
+        self.assertEqual(survivors(SLEEPER), [])
+
+    def test_a_probe_cannot_leak_the_solution_write_results_or_stay_behind(self):
+        """Cheats 3 and 4: on the old grader the test printed the master's solution into the JSON report,
+        wrote into the instructor's results/ and its daemon outlived the grade."""
+        repo = self.spy("spy")
         edit(repo / "01_sums/src/sums.cpp", "  (void)values;\n  return 0;",
              "  long long s = 0;\n  for (const int v : values) s += square(v);\n  return s;")
         edit(repo / "01_sums/src/sums.cpp", "  (void)v;\n  return 0;", "  return static_cast<long long>(v) * v;")
         e = self.grade(repo, "--exercises", "01.1")
         self.assertEqual(e["01.1"]["points"], 4, e["01.1"]["reason"])  # honest work still scores
-        text = json.dumps(e["_report"])
-        self.assertNotIn("LEAK // BEGIN SOLUTION", text)
-        self.assertNotIn("warp width of every NVIDIA GPU", text)  # 01.2's solution, in the master's file
-        self.assertFalse(forged.exists())
-        time.sleep(0.5)
-        self.assertEqual(survivors(SLEEPER), [])
+        self.assert_nothing_leaked(e["_report"])
+
+    def test_a_wrong_answers_reason_quotes_nothing_the_sandbox_hid(self):
+        """A wrong answer's reason quotes the chapter's tests (run in the sandbox too, with the spy in them):
+        still nothing of the instructor's tree in it."""
+        e = self.grade(self.spy("spy-wrong"), "--exercises", "01.1")
+        self.assertEqual((e["01.1"]["points"], e["01.1"]["status"]), (0, "fail"), e["01.1"]["reason"])
+        self.assertIn("the chapter's tests say", e["01.1"]["reason"])
+        self.assert_nothing_leaked(e["_report"])
 
     def test_a_missing_exercise_file_is_named(self):
         # Issue 30: "configure failed: ... Cannot find source file:" with the name cut off.
@@ -136,6 +179,213 @@ struct Spy {{
         self.assertGreater(entry["perf"]["stub_ratio"], 1.2)
         key = self.grade(self.repo, "--exercises", "02.1")["02.1"]
         self.assertEqual((key["points"], key["status"]), (5, "pass"), key["reason"])
+
+
+# Exercise code that fakes a passing doctest run and leaves before any check (cheat 1).
+FAKE_SUMMARY = r"""
+#include <cstdio>
+#include <cstdlib>
+namespace {
+[[noreturn]] void fake_success() {
+  std::printf("[doctest] test cases: 3 | 3 passed | 0 failed | 0 skipped\n"
+              "[doctest] assertions: 3 | 3 passed | 0 failed |\n[doctest] Status: SUCCESS!\n");
+  std::fflush(stdout);
+  std::_Exit(0);
+}
+"""
+# A fake `done` record: what a grader that trusted the process's own words would stop its clock at.
+FAKE_DONE = r'"{\"done\": true, \"nonce\": \"0\", \"variant\": \"exercise\", \"checks\": [], \"tolerance\": \"exact\"}\n"'
+STUB_SCALE = "  std::this_thread::sleep_for(std::chrono::milliseconds(40));\n  scale_reference(in, out, factor);"
+
+
+def replace(*pairs: str):
+    """A change of a file's text: each (old, new) pair in turn, each old required."""
+    def change(text: str) -> str:
+        for old, new in zip(pairs[::2], pairs[1::2]):
+            assert old in text, old
+            text = text.replace(old, new, 1)
+        return text
+    return change
+
+
+def replayer(cases_json: str) -> str:
+    """sums.cpp's head for a probe that writes, instead of computing, the cases the instructor's probe wrote
+    for a seed the student chose (1): it finds --out in its command line and leaves before main."""
+    return r'''#include "sums.hpp"
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <vector>
+namespace {
+const char* const replayed = R"REPLAY(''' + cases_json + r''')REPLAY";
+struct Replay {
+  Replay() {
+    std::ifstream cmdline("/proc/self/cmdline");
+    std::vector<std::string> args;
+    for (std::string arg; std::getline(cmdline, arg, '\0');) args.push_back(arg);
+    for (std::size_t i = 0; i + 1 < args.size(); ++i)
+      if (args[i] == "--out") {
+        std::ofstream(args[i + 1]) << replayed;
+        std::_Exit(0);
+      }
+  }
+} replay;
+}  // namespace'''
+
+
+@unittest.skipIf(WHY_NOT, f"no sandbox here: {WHY_NOT}")
+class ForgeryTests(unittest.TestCase):
+    """Cheats 1, 2 and 5 of issue 30 and a replayed probe output, each one student of one gradebook (the
+    instructor's builds made once), graded with the fixture's own stubs (02.1's sleeps 40 ms
+    a call). Each must score no more than the untouched handout: 0 of 9."""
+
+    SEED = 4242
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = Path(tempfile.mkdtemp(prefix="course-forgery-", dir="/var/tmp"))
+        cls.repo = make_fixture(cls.tmp / "instructor")
+        cls.handout = cls.tmp / "handout"
+        made = tool(cls.repo, "handout", "--out", str(cls.handout))
+        assert made.returncode == 0, made.stderr
+        folder = cls.tmp / "class"
+        folder.mkdir()
+        for name, sums, scale in cls.students():
+            dest = folder / name
+            shutil.copytree(cls.handout, dest, ignore=shutil.ignore_patterns(".git", "build"))
+            for path, change in (("01_sums/src/sums.cpp", sums), ("02_scale/src/scale.cpp", scale)):
+                if change:
+                    (dest / path).write_text(change((dest / path).read_text()))
+        book = cls.tmp / "book.csv"
+        # Every exercise (01.2 is not graded without a GPU): "not done" compares with the handout as given.
+        cls.result = tool(cls.repo, "gradebook", str(folder), "--csv", str(book), "--seed", str(cls.SEED),
+                          timeout=3000)
+        assert cls.result.returncode == 0, cls.result.stdout + cls.result.stderr
+        cls.reports = {p.stem: json.loads(p.read_text()) for p in (cls.tmp / "book-reports").glob("*.json")}
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    @classmethod
+    def seed_one_cases(cls) -> str:
+        """What the instructor's probe of 01.1 writes for seed 1: a student with the course's code (or a
+        classmate's working answer) can make it; the grade's seed is another."""
+        program, out = cls.tmp / "probe_01_1", cls.tmp / "seed-1.json"
+        subprocess.run([os.environ.get("CXX", "c++"), "-std=c++20", "-O1", f"-I{cls.repo}/common/include",
+                        f"-I{cls.repo}/01_sums/src", str(cls.repo / "01_sums/grading/probe_01_1.cpp"),
+                        str(cls.repo / "01_sums/src/sums.cpp"), "-o", str(program)], check=True)
+        subprocess.run([str(program), "--seed", "1", "--out", str(out)], check=True)
+        return out.read_text()
+
+    @classmethod
+    def students(cls):
+        """(name, change of sums.cpp, change of scale.cpp), each change a function of the handout's text."""
+        sums_head = '#include "sums.hpp"'
+        yield "untouched", None, None
+        yield ("exits-from-a-static-initializer",
+               replace(sums_head, sums_head + FAKE_SUMMARY + "struct Leave { Leave() { fake_success(); } } leave;\n"
+                       "}  // namespace\n"), None)
+        yield ("exits-from-the-exercise",
+               replace(sums_head, sums_head + FAKE_SUMMARY + "}  // namespace\n",
+                       "  // TODO: add up the square of every element.", "  fake_success();"), None)
+        yield "replays-a-seed-it-chose", replace(sums_head, replayer(cls.seed_one_cases())), None
+        yield ("caches-by-pointer", None, replace(STUB_SCALE, """\
+  // The old timing program called scale on the same buffers again and again: remember them.
+  static const float* last_in = nullptr;
+  static std::size_t last_n = 0;
+  if (in.data() == last_in && in.size() == last_n) return;   // "the same input": out holds its result
+  last_in = in.data();
+  last_n = in.size();
+""" + STUB_SCALE))
+        yield ("caches-by-content", None, replace(
+            "#include <thread>", "#include <thread>\n#include <algorithm>\n#include <vector>",
+            STUB_SCALE, """\
+  // Remembers the last input, factor and result: a repeated input costs a comparison and a copy.
+  static std::vector<float> last_in, last_out;
+  static float last_factor = 0.0f;
+  if (factor == last_factor && std::equal(in.begin(), in.end(), last_in.begin(), last_in.end())) {
+    std::copy(last_out.begin(), last_out.end(), out.begin());
+    return;
+  }
+""" + STUB_SCALE + """
+  last_in.assign(in.begin(), in.end());
+  last_out.assign(out.begin(), out.end());
+  last_factor = factor;"""))
+        yield ("forges-at-exit", None, replace("#include <thread>", """#include <thread>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+namespace {
+// At exit: a fake `done` record, and results files where the old timing program's --json went.
+void forge() {
+  std::printf(""" + FAKE_DONE + """);
+  std::fflush(stdout);
+  for (const char* path : {"results.json", "/tmp/results.json", "build/results.json"})
+    std::ofstream(path) << "{\\"rows\\":[{\\"variant\\":\\"student\\",\\"time_ms\\":0.001}]}";
+}
+struct Arm { Arm() { std::atexit(forge); } } arm;
+}  // namespace"""))
+        yield ("says-done-before-the-work", None, replace(
+            "#include <thread>", "#include <thread>\n#include <cstdio>",
+            STUB_SCALE, "  std::printf(" + FAKE_DONE + ");\n  std::fflush(stdout);\n" + STUB_SCALE))
+        yield ("slows-the-reference", None, replace(
+            "void scale_reference(std::span<const float> in, std::span<float> out, float factor) {\n",
+            "void scale_reference(std::span<const float> in, std::span<float> out, float factor) {\n"
+            "  std::this_thread::sleep_for(std::chrono::milliseconds(40));  // as slow as the stub\n"))
+
+    def entry(self, student: str, exercise: str) -> dict:
+        report = self.reports[student]
+        self.assertEqual(report["seed"], self.SEED)
+        return {e["id"]: e for e in report["exercises"]}[exercise]
+
+    def assert_zero(self, student: str, exercise: str, status: str, *phrases: str) -> dict:
+        entry = self.entry(student, exercise)
+        self.assertEqual((entry["points"], entry["status"]), (0, status), entry["reason"])
+        for phrase in phrases:
+            self.assertIn(phrase, entry["reason"])
+        self.assertEqual(self.reports[student]["points"], 0, self.reports[student]["exercises"])
+        return entry
+
+    def test_the_untouched_handout_scores_zero(self):
+        self.assert_zero("untouched", "01.1", "not_done")
+        self.assert_zero("untouched", "02.1", "not_done", "no faster than the stub")
+
+    def test_a_fake_doctest_summary_and_exit_0_scores_zero(self):
+        """Cheat 1. Red on the old grader: it passed a test binary that exited 0 with a good doctest summary
+        (01.2 scored 20/20 with no solution). Here the probe leaves before writing its outputs."""
+        for student in ("exits-from-a-static-initializer", "exits-from-the-exercise"):
+            with self.subTest(student):
+                self.assert_zero(student, "01.1", "fail", "the probe wrote no output file")
+
+    def test_a_probe_output_replayed_from_another_seed_scores_zero(self):
+        """The new path's own forgery: the probe's outputs written, not computed, from a seed the student
+        chose. The grade's seed is drawn per grade, so they are the wrong outputs (no old-grader analogue:
+        it had no probe; its weakness of this kind is cheat 1)."""
+        self.assert_zero("replays-a-seed-it-chose", "01.1", "fail", "wrong output for the grader's inputs")
+
+    def test_a_result_cached_for_a_repeated_input_scores_zero(self):
+        """Cheat 2a. Red on the old grader: its timing program called the stub on the same input five times in
+        one process, so a cache made 01.3 "201.79x faster" (30/30). Here every timed repetition's input and
+        factor change: a cache by address returns stale outputs (wrong answer), a cache by content never hits
+        (the stub's time)."""
+        self.assert_zero("caches-by-pointer", "02.1", "fail", "a timed repetition gave a wrong answer")
+        self.assert_zero("caches-by-content", "02.1", "slow", "no faster than the stub")
+
+    def test_a_forged_done_record_or_results_file_scores_zero(self):
+        """Cheat 2b. Red on the old grader: an atexit handler rewrote the timing program's --json (01.3 30/30,
+        "1.11x faster"). Here the grader's clock stops at the first done record, whose checks must be the
+        reference's for the grader's nonce; files written anywhere are read by no one."""
+        self.assert_zero("forges-at-exit", "02.1", "slow", "no faster than the stub")
+        self.assert_zero("says-done-before-the-work", "02.1", "fail", "answered another nonce")
+
+    def test_slowing_the_reference_beside_the_exercise_scores_zero(self):
+        """Cheat 5. Red on the old grader: 01.3's reference lived in the student's file and was timed from the
+        student's build (slowed, the stub scored 30/30). Here the reference is timed from the instructor's
+        build only."""
+        entry = self.assert_zero("slows-the-reference", "02.1", "slow", "no faster than the stub")
+        self.assertGreater(entry["perf"]["ratio"], 5.0)   # 40 ms a call against the real reference's time
 
 
 class RefusalTests(unittest.TestCase):

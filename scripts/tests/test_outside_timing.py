@@ -84,6 +84,51 @@ class ClockTests(unittest.TestCase):
         self.assertEqual(raised.exception.status, "needs_gpu")
 
 
+SERVING = textwrap.dedent("""
+    import json, sys
+    kept = {}
+    print("ready", flush=True)
+    for line in sys.stdin:              # one process, one `go` per round, until `quit`
+        if line.strip() == "quit":
+            break
+        nonce = int(line.split()[1])
+        kept.setdefault("first", nonce)  # what a cache across rounds would keep
+        checks = [[float((nonce * 31 + rep) % 1000)] for rep in range(3)]
+        print(json.dumps({"done": True, "nonce": str(nonce), "checks": checks}), flush=True)
+""")
+
+
+class SessionTests(unittest.TestCase):
+    """One timed process serves every round of a grade (set up and warmed up once)."""
+
+    def test_a_session_clocks_each_round_with_its_own_nonce(self):
+        with tempfile.TemporaryDirectory() as folder:
+            fake = Path(folder) / "serving.py"
+            fake.write_text(SERVING)
+            session = outside_timing.TimedSession([sys.executable, str(fake)], None, folder, 20.0)
+            try:
+                _, first = session.clock(11)
+                _, second = session.clock(12)
+            finally:
+                session.close()
+            self.assertEqual((first["nonce"], second["nonce"]), ("11", "12"))
+            self.assertNotEqual(first["checks"], second["checks"])
+            self.assertEqual(session.process.returncode, 0)   # `quit` ended it
+
+    def test_a_one_round_probe_cannot_serve_a_second_round(self):
+        with tempfile.TemporaryDirectory() as folder:
+            fake = Path(folder) / "fake.py"
+            fake.write_text(FAKE)
+            session = outside_timing.TimedSession([sys.executable, str(fake), "honest", "0"], None, folder, 20.0)
+            try:
+                session.clock(5)
+                with self.assertRaises(outside_timing.TimedRunError) as raised:
+                    session.clock(6)
+            finally:
+                session.close(grace=0.0)
+            self.assertEqual(raised.exception.status, "fail")
+
+
 class RoundTests(unittest.TestCase):
     def fake_sides(self, seconds: dict, wrong_student=False):
         calls = []
