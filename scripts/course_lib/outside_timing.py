@@ -170,7 +170,7 @@ def _last(errors: list[bytes]) -> str:
 # rounds: student, reference, stub and none, interleaved, one nonce per round
 # ---------------------------------------------------------------------------------------------------------
 
-SIDES = ("student", "reference", "stub", "none")
+SIDES = ("student", "reference", "stub", "answer", "none")
 
 
 def per_rep(seconds: float, none_seconds: float, reps: int) -> float:
@@ -181,7 +181,7 @@ def per_rep(seconds: float, none_seconds: float, reps: int) -> float:
 
 def measure(run_side, reps: int, points: int, metric: str):
     """Interleaved rounds by scoring's rule. `run_side(side, nonce)` -> (seconds, done record) for side in
-    SIDES. The student's checks must match the reference's in every round (same nonce): a wrong answer in any
+    SIDES (`answer`: the instructor's own answer, the anchor of what speed is plausible). The student's checks must match the reference's in every round (same nonce): a wrong answer in any
     timed repetition means no time and no points. Returns scoring.Verdict; raises scoring.PerfFailure."""
     from . import scoring  # the rule of the points
 
@@ -206,7 +206,8 @@ def measure(run_side, reps: int, points: int, metric: str):
         t = per_rep(clocked["student"][0], none, reps)
         t_ref = per_rep(clocked["reference"][0], none, reps)
         t_stub = per_rep(clocked["stub"][0], none, reps)
-        rounds.append({"student": (t, t_ref), "stub": (t_stub, t_ref),
+        t_answer = per_rep(clocked["answer"][0], none, reps)
+        rounds.append({"student": (t, t_ref), "stub": (t_stub, t_ref), "answer": t_answer,
                        "points": scoring.points_for(points, t / t_ref, t_stub / t_ref),
                        "clocked_s": {side: round(clocked[side][0], 6) for side in SIDES}})
         spread = max(r["points"] for r in rounds) - min(r["points"] for r in rounds)

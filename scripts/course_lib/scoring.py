@@ -11,9 +11,9 @@ grade; r = T / T_ref is the student's ratio and r0 the stub's, what doing nothin
 - where the stub is within the band of FULL_AT (05.3's stub measured 1.32x on the H100), the rule is
   all or nothing: full at r <= FULL_AT, 0 above; where the stub itself is within FULL_AT, the exercise
   cannot be graded by time here and is reported "error";
-- a speed-up over the reference beyond FLAG_BEYOND (3x) is not plausible for these exercises (the
-  reference is the known-good design): such a result is "flagged" for an instructor's review, 0 points
-  until then;
+- a speed beyond FLAG_BEYOND (3x) that of the instructor's own answer (timed in the same rounds; the
+  reference where no answer was timed) is not plausible: such a result is "flagged" for an instructor's
+  review, 0 points until then;
 - rounds: at least MIN_ROUNDS (student, reference, stub and `none` runs, in rotating order), more (up to
   MAX_ROUNDS) while the rounds' own scores differ by more than a band (a tenth of the points, at least
   one); the verdict takes the median round (the lower of an even count), so one disturbed round
@@ -37,7 +37,7 @@ RULE = ("optimize exercises: no performance points without correctness (Stanford
         "(both built from the instructor's tree, no student code in them), less a run that does everything but "
         f"the work, in interleaved rounds: with r = T / T_ref and r0 the stub's, full points at r <= {FULL_AT}, 0 "
         f"at r >= r0 / {1 + BAND:g} (doing nothing earns nothing), in between floor(points * log(r_zero / r) / "
-        f"log(r_zero / 1.2)); a speed-up beyond {FLAG_BEYOND:g}x the reference is flagged for review (0 points "
+        f"log(r_zero / 1.2)); a speed beyond {FLAG_BEYOND:g}x the instructor's answer's is flagged for review (0 points "
         f"until reviewed); the median of at least {MIN_ROUNDS} rounds, more while rounds disagree by more than a "
         "tenth of the points")
 
@@ -101,16 +101,22 @@ def verdict(rounds: list[dict], points: int, metric: str) -> Verdict:
     ratio = t / t_ref
     stub_ratio = statistics.median_low(r["stub"][0] / r["stub"][1] for r in rounds)
     table = [{"student": r["student"][0], "reference": r["student"][1], "stub": r["stub"][0],
-              "stub_reference": r["stub"][1], "points": r["points"]} for r in rounds]
+              "stub_reference": r["stub"][1], "points": r["points"],
+              **({"answer": r["answer"]} if r.get("answer") else {})} for r in rounds]
     said = (f"perf: {speed(ratio)} (student {t:.4g} {metric}, reference {t_ref:.4g} {metric}, clocked by the grader; the "
             f"untouched stub {speed(stub_ratio)}; median of {len(rounds)} interleaved rounds): ")
     if stub_ratio <= FULL_AT:  # the stub itself would earn full points: time cannot tell work from none
         return Verdict("error", 0, ratio, stub_ratio, t, t_ref, table, said + f"the stub is within {FULL_AT}x of "
                        "the reference here, so time cannot tell work from none; grade on an idle machine")
-    if ratio < 1 / FLAG_BEYOND:
+    # Plausible speed is anchored on the instructor's own answer where it was timed (04.3's answer is 4x its
+    # reference, a slower rung, by design), else on the reference.
+    anchors = [r["answer"] for r in rounds if r.get("answer")]
+    anchor = statistics.median_low(anchors) if anchors else t_ref
+    anchor_name = "the instructor's answer" if anchors else "the reference"
+    if t < anchor / FLAG_BEYOND:
         return Verdict("flagged", 0, ratio, stub_ratio, t, t_ref, table, said + f"beyond {FLAG_BEYOND:g}x the "
-                       "reference's speed: flagged for review (a result cached between timed calls, a timer "
-                       "or results file rewritten?), 0 points until an instructor has read the code")
+                       f"speed of {anchor_name}: flagged for review (a result that skips work the checks do not "
+                       "see?), 0 points until an instructor has read the code")
     got = points_for(points, ratio, stub_ratio)
     if got == points:
         return Verdict("pass", got, ratio, stub_ratio, t, t_ref, table, said + f"within {FULL_AT}x, full points")

@@ -207,7 +207,7 @@ def grade_time(exercise: Exercise, entry: dict, build: Build, instructor: Instru
             entry.update(status="error", points=0, reason=one_line(f"the {side} build failed: {built}", 400))
             return
     sides = {"student": (build, "exercise"), "reference": (answers, "reference"), "stub": (stub, "exercise"),
-             "none": (answers, "none")}
+             "answer": (answers, "exercise"), "none": (answers, "none")}
 
     def start(side: str) -> outside_timing.TimedSession:
         tree, variant = sides[side]

@@ -141,28 +141,37 @@ class RoundTests(unittest.TestCase):
 
     def test_times_less_none_and_the_stub_rule(self):
         # reps 10: none 0.1 s; reference 1.1 s -> 0.1 s per rep; student 1.1 s -> ratio 1.0; stub 3.1 s -> 3.0
-        run_side, calls = self.fake_sides({"student": 1.1, "reference": 1.1, "stub": 3.1, "none": 0.1})
+        run_side, calls = self.fake_sides({"student": 1.1, "reference": 1.1, "stub": 3.1, "answer": 1.1, "none": 0.1})
         verdict = outside_timing.measure(run_side, 10, 30, "s")
         self.assertEqual((verdict.status, verdict.points), ("pass", 30))
         self.assertAlmostEqual(verdict.ratio, 1.0)
         self.assertAlmostEqual(verdict.stub_ratio, 3.0)
         self.assertGreaterEqual(len(verdict.rounds), scoring.MIN_ROUNDS)
-        self.assertEqual(calls[:4], list(outside_timing.SIDES))
-        self.assertEqual(calls[4:8], list(outside_timing.SIDES[1:] + outside_timing.SIDES[:1]))  # order rotates
+        n = len(outside_timing.SIDES)
+        self.assertEqual(calls[:n], list(outside_timing.SIDES))
+        self.assertEqual(calls[n:2 * n], list(outside_timing.SIDES[1:] + outside_timing.SIDES[:1]))  # order rotates
 
     def test_doing_nothing_earns_nothing(self):
-        run_side, _ = self.fake_sides({"student": 3.1, "reference": 1.1, "stub": 3.1, "none": 0.1})
+        run_side, _ = self.fake_sides({"student": 3.1, "reference": 1.1, "stub": 3.1, "answer": 1.1, "none": 0.1})
         self.assertEqual(outside_timing.measure(run_side, 10, 30, "s").points, 0)
 
     def test_a_wrong_timed_answer_earns_nothing(self):
-        run_side, _ = self.fake_sides({"student": 0.2, "reference": 1.1, "stub": 3.1, "none": 0.1},
+        run_side, _ = self.fake_sides({"student": 0.2, "reference": 1.1, "stub": 3.1, "answer": 1.1, "none": 0.1},
                                       wrong_student=True)
         with self.assertRaises(scoring.PerfFailure) as raised:
             outside_timing.measure(run_side, 10, 30, "s")
         self.assertEqual(raised.exception.status, "fail")
 
+    def test_plausible_speed_is_anchored_on_the_answer(self):
+        # 04.3's answer is about 4x its reference (a slower rung): as fast as the answer is not flagged ...
+        run_side, _ = self.fake_sides({"student": 0.35, "reference": 1.1, "stub": 3.1, "answer": 0.35, "none": 0.1})
+        self.assertEqual(outside_timing.measure(run_side, 10, 30, "s").status, "pass")
+        # ... and 3x faster than the answer is.
+        run_side, _ = self.fake_sides({"student": 0.15, "reference": 1.1, "stub": 3.1, "answer": 0.35, "none": 0.1})
+        self.assertEqual(outside_timing.measure(run_side, 10, 30, "s").status, "flagged")
+
     def test_implausibly_fast_is_flagged(self):
-        run_side, _ = self.fake_sides({"student": 0.11, "reference": 1.1, "stub": 3.1, "none": 0.1})
+        run_side, _ = self.fake_sides({"student": 0.11, "reference": 1.1, "stub": 3.1, "answer": 1.1, "none": 0.1})
         verdict = outside_timing.measure(run_side, 10, 30, "s")
         self.assertEqual((verdict.status, verdict.points), ("flagged", 0))
 
