@@ -175,23 +175,27 @@ class GradeTests(FixtureCase):
                          ("timeout", 0, "timed out after 3 s"))
         self.assertEqual(e["02.1"]["points"], 5, e["02.1"]["reason"])
 
-    def test_a_handout_grades_its_own_pushes(self):
+    def test_a_handout_grading_its_own_pushes_gives_no_points(self):
         # What .github/workflows/grade.yml runs in a student's repository: the handout's own copy of
-        # scripts/course, with the handout's first commit as "the stub as given".
+        # scripts/course. A handout holds no answers, so its own "instructor's build" would be its stubs, and
+        # the untouched stub would match itself (4/4 for 01.1 on the first cut of the probe grader): it says
+        # it cannot compare instead, and no exercise scores a point, done or not.
         repo = self.tmp / "student-clone"
         shutil.copytree(self.handout, repo)
-        result = tool(repo, "grade", "--json", "report.json")
-        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
-        e = self.by_id(json.loads((repo / "report.json").read_text()))
-        self.assertEqual(e["01.1"]["status"], "not_done")
-        edit(repo / "01_sums/src/sums.cpp", "  (void)values;\n  return 0;",
-             "  long long s = 0;\n  for (const int v : values) s += static_cast<long long>(v) * v;\n  return s;")
-        git(repo, "commit", "-q", "-am", "01.1 done")
-        result = tool(repo, "grade", "--json", "report.json")
-        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
-        e = self.by_id(json.loads((repo / "report.json").read_text()))
-        self.assertEqual((e["01.1"]["status"], e["01.1"]["points"]), ("pass", 4))
-        self.assertEqual(e["02.1"]["status"], "not_done")
+        for attempt in ("as handed out", "01.1 done"):
+            if attempt == "01.1 done":
+                edit(repo / "01_sums/src/sums.cpp", "  (void)values;\n  return 0;",
+                     "  long long s = 0;\n  for (const int v : values) s += static_cast<long long>(v) * v;\n"
+                     "  return s;")
+                git(repo, "commit", "-q", "-am", "01.1 done")
+            result = tool(repo, "grade", "--json", "report.json")
+            self.assertEqual(result.returncode, 1, result.stdout + result.stderr)   # an incomplete grade
+            self.assertIn("could not be graded (status error): the grade is incomplete", result.stderr)
+            report = json.loads((repo / "report.json").read_text())
+            e = self.by_id(report)
+            self.assertEqual(report["points"], 0, attempt)
+            self.assertEqual(e["01.1"]["status"], "error", attempt)
+            self.assertIn("a handout holds no answers to compare with", e["01.1"]["reason"])
 
     def test_gradebook_three_submissions_three_rows(self):
         folder = self.tmp / "submissions"
