@@ -170,4 +170,7 @@ def check_exercise_tests(exercise: Exercise, key_build: Build, handout_build: Bu
         present = [t for t in exercise.tests if t in handout_build.tests]
         if present and handout_build.built_all(present):
             if all(handout_build.run_test(t, timeout, env).status == "pass" for t in present):
+                if exercise.perf:  # an optimize stub is right but slow by design: its time scores it, not its tests
+                    check.ok(f"exercise {exercise.id}: its tests pass in the handout (the stub is right but slow)")
+                    return
                 check.bad(f"exercise {exercise.id}: its tests ({', '.join(present)}) pass in the handout")
