@@ -25,7 +25,7 @@
 #include "common/device.cuh"
 #include "common/errors.hpp"
 #include "common/probe.hpp"
-#include "ladder_probe.cuh"
+#include "reduce_ladder/probe_cases.cuh"
 #include "reduce_unroll.hpp"
 
 namespace {

@@ -1,8 +1,7 @@
 // What the GPU grading probes of the reduction chapters share (common/include/common/probe.hpp): rungs'
 // sums written raw for the grader (ints exactly; floats within the rounding bound the chapter's tests
-// allow), and the timed input, perturbed at nonce-chosen places before every repetition. The same file is
-// in 04_reduce_interleaved/grading/ and 05_reduce_unroll/grading/ (a chapter never names another's folder);
-// keep the two copies identical.
+// allow), and the timed input, perturbed at nonce-chosen places before every repetition. It lives with the
+// ladder the reduction chapters share, so that 04's and 05's probes include one copy.
 #pragma once
 #include <cuda_runtime.h>
 
