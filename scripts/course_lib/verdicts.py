@@ -221,7 +221,16 @@ def grade_time(exercise: Exercise, entry: dict, build: Build, instructor: Instru
     sessions: dict[str, outside_timing.TimedSession] = {}
 
     def run_side(side: str, nonce: int):
-        # One process per side for every round: set up once, clocked once per round.
+        if side == "student":
+            # The student's process lives for its own round only: kept alive, it could load the GPU or the CPU
+            # while the other sides are clocked and so look faster. Ending it (its PID namespace with it) ends
+            # every thread and the GPU context with whatever it queued.
+            session = start(side)
+            try:
+                return session.clock(nonce)
+            finally:
+                session.close(grace=1.0)
+        # The instructor's sides (no student code) keep one process for every round: set up once.
         if side not in sessions:
             sessions[side] = start(side)
         return sessions[side].clock(nonce)
