@@ -45,7 +45,7 @@ def compute(doc: dict, profile: dict | None, slug: str) -> dict[str, str]:
 def answer_key_values(doc: dict, profile: dict | None, slug: str) -> dict[str, str]:
     """What instructor/answer_key.md quotes: this chapter's times, chapter 05's `unroll2` against
     `interleaved` (the idea of exercise 03.3 on chapter 04's tree), the profile's counts in full, and
-    exercise 03.3 as the grader and the handout check timed it."""
+    exercise 03.3's solution and untouched stub as the grader clocked them."""
     big = ladder.SIZES[0]
     out = ladder.key_run_values(doc, ("neighbored", "neighbored_less"))
     unroll = ladder.sibling_results(slug, "05_reduce_unroll")
@@ -66,7 +66,7 @@ KEY_VALUES = ["key_runs", "neighbored_ms_2_24", "neighbored_less_ms_2_24", "neig
               "ld_conflicts_neighbored_count", "ld_conflicts_neighbored_less_count",
               "ld_conflicts_interleaved_count"] + [
     f"x2_{kind}_{what}" for kind in ("solution", "stub") for what in ("ms", "reference_ms", "ratio", "points")] + [
-    "x2_stub_source"]
+    "x2_stub_source", "x2_stub_where", "x2_zero_line"]
 
 values = ladder.chapter_values(
     ["blog", "device", "step_2_24", "step_2_28", "pct_copy_less_2_28", "sum_2_28", "instr_neighbored", "instr_less",

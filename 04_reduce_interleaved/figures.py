@@ -46,7 +46,7 @@ def neighbours(rows: list[dict], time_ms: float) -> str:
 
 def answer_key_values(doc: dict, profile: dict | None, slug: str) -> dict[str, str]:
     """What instructor/answer_key.md quotes: this chapter's times, chapter 05's rungs at 2^24 and 2^28,
-    the profile's branch counters, and exercise 04.3 as the grader and the handout check timed it."""
+    the profile's branch counters, and exercise 04.3's solution and untouched stub as the grader clocked them."""
     big, huge = ladder.SIZES
     out = ladder.key_run_values(doc, ("neighbored_less", "interleaved"))
     out |= {f"grid_stride_{name}": text for name, text in ladder.graded_values(slug, "04.3").items()}
@@ -63,7 +63,8 @@ def answer_key_values(doc: dict, profile: dict | None, slug: str) -> dict[str, s
             out["int4_grid_stride_ms_2_24"] = ladder.ms(walk["time_ms"])
         graded = ladder.grading_perf(slug, "04.3")
         if graded is not None:
-            out["grid_stride_among_ch05"] = neighbours(ladder.rows_at(unroll, big), graded["time"])
+            # the grader's time is in seconds per repetition; the rungs' in ms
+            out["grid_stride_among_ch05"] = neighbours(ladder.rows_at(unroll, big), graded["time"] * 1e3)
     counted = {k: ladder.profiled(profile, k) for k in ("neighbored", "neighbored_less", "interleaved")}
     if all(counted.values()):
         interleaved = counted["interleaved"]
@@ -84,7 +85,7 @@ KEY_VALUES = ["key_runs", "neighbored_less_ms_2_24", "interleaved_ms_2_24", "nei
               "grid_stride_among_ch05", "branch_efficiency", "divergent", "divergent_model", "divergent_vs_less",
               "divergent_neighbored"] + [
     f"grid_stride_{kind}_{what}" for kind in ("solution", "stub") for what in ("ms", "reference_ms", "ratio", "points")] + [
-    "grid_stride_stub_source"]
+    "grid_stride_stub_source", "grid_stride_stub_where", "grid_stride_zero_line"]
 
 values = ladder.chapter_values(
     ["blog", "device", "step_2_24", "step_2_28", "pct_copy_2_28", "ld_conflicts_less", "ld_conflicts", "ld_per_block",

@@ -337,14 +337,17 @@ def answer_key_values(doc: dict, slug: str) -> dict[str, str]:
     in_flight = grid["grid"] * grid["block"] * 4
     points = exercise_points("05.3")
     out |= {"stub_in_flight": f"{in_flight / 1e6:.1f} MB", "stub_share": f"{100 * in_flight / needed:.0f} %"}
-    timed = ladder.stub_timing(slug, "05.3")  # the handout check's timing of the stub, where committed
+    timed = ladder.stub_timing(slug, "05.3")  # the grader's clock on the untouched stub, where committed
     if timed is not None:
-        # What Little's law then says the loads waited: the stub's bytes in flight over its bandwidth.
-        bandwidth = huge * 4 / (timed["time"] * 1e-3)
+        # What Little's law then says the loads waited: the stub's bytes in flight over its bandwidth
+        # (2^28 ints read once per repetition; the grader's time is in seconds per repetition).
+        bandwidth = huge * 4 / timed["time"]
+        loaded_ns = in_flight / bandwidth * 1e9
         out |= {"stub_ratio": ladder.times(timed["ratio"]), "stub_source": f"`results/{slug}/grading/{timed['source']}`",
-                "stub_loaded_ns": f"{in_flight / bandwidth * 1e9:.0f} ns"}
-        if points is not None and timed["points"] is not None:
-            out["stub_points"] = f"{timed['points']} of {points} points"
+                "stub_ms": ladder.seconds_as_ms(timed["time"]), "stub_loaded_ns": f"{loaded_ns:.0f} ns",
+                "stub_loaded_vs_unloaded": ladder.times(loaded_ns / latency_ns)}
+        if timed["points"] is not None:
+            out["stub_points"] = ladder.stub_points(timed["points"], timed["max_points"] or points)
     return out | {f"single_pass_{name}": text for name, text in ladder.graded_values(slug, "05.3").items()}
 
 
@@ -355,8 +358,9 @@ KEY_VALUES = ["key_runs", "first_half", "half_pct_2_24", "before_half_2_24", "ha
               "single_pass_x8_ms_2_24", "cub_ms_2_24", "single_pass_x8_vs_cub_2_24", "single_pass_x8_ms_2_28",
               "cub_ms_2_28", "single_pass_x8_vs_cub_2_28", "dram_ns", "little_bytes", "little_threads_16",
               "little_threads_128", "resident_threads", "stub_in_flight", "stub_share", "stub_ratio",
-              "stub_points", "stub_source", "stub_loaded_ns", "single_pass_solution_ms", "single_pass_solution_reference_ms",
-              "single_pass_solution_ratio", "single_pass_solution_points"]
+              "stub_points", "stub_source", "stub_ms", "stub_loaded_ns", "stub_loaded_vs_unloaded",
+              "single_pass_stub_where", "single_pass_zero_line", "single_pass_solution_ms",
+              "single_pass_solution_reference_ms", "single_pass_solution_ratio", "single_pass_solution_points"]
 
 values = ladder.chapter_values(
     ["blog", "device", "ahead_sizes", "level_sizes", "behind_sizes", "ahead_range", "sweep_span", "fastest_slower_sizes",

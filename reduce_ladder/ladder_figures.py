@@ -6,7 +6,6 @@ the tables and values (json in, Markdown out); matplotlib only inside the plot f
 from __future__ import annotations
 
 import json
-import re
 import sys
 from pathlib import Path
 
@@ -138,44 +137,61 @@ def chapter_values(names: list[str], compute):
 
 
 # -- What an answer key quotes beside the chapter's own results -------------------------------------
-# The same GPU's results of another rung of the ladder (chapter 05 times every rung), the grader's run of
-# the answer key (results/<gpu>/grading/key.json: the solutions timed against their references), and
-# the handout check's timing of the stubs (results/<gpu>/grading/*.log). Missing files give None.
+# The same GPU's results of another rung of the ladder (chapter 05 times every rung), and the grader's
+# records (results/<gpu>/grading/): key.json grades the answer key, handout.json the untouched handout.
+# Each optimize exercise's `perf` there holds times in seconds per repetition, clocked by the grader from
+# outside the probe process (less the `none` side), and every round of key.json also clocks the untouched
+# stub. Missing files give None.
 
 def sibling_results(slug: str, chapter: str) -> dict | None:
     """results/<slug>/<chapter>.json, or None."""
     return figures_lib.load_sibling(slug, chapter)
 
 
-def grading_perf(slug: str, exercise: str) -> dict | None:
-    """The grader's timing of one optimize exercise's solution (results/<slug>/grading/key.json): its
-    perf entry (time, reference_time, ratio, args) with the points it scored, or None."""
-    path = RESULTS / slug / "grading" / "key.json"
+def grading_entry(slug: str, exercise: str, record: str = "key") -> dict | None:
+    """One exercise's entry in results/<slug>/grading/<record>.json (record: "key" or "handout"), or None."""
+    path = RESULTS / slug / "grading" / f"{record}.json"
     if not path.exists():
         return None
-    entry = next((e for e in json.loads(path.read_text()).get("exercises", []) if e.get("id") == exercise), None)
+    return next((e for e in json.loads(path.read_text()).get("exercises", []) if e.get("id") == exercise), None)
+
+
+def grading_perf(slug: str, exercise: str, record: str = "key") -> dict | None:
+    """The grader's timing of one optimize exercise in one grading record: its perf entry (time and
+    reference_time in seconds per repetition, ratio, stub_ratio, reps, rounds) with the points it scored,
+    or None where the record has no timing of it."""
+    entry = grading_entry(slug, exercise, record)
     if entry is None or not entry.get("perf"):
         return None
     return entry["perf"] | {"points": entry["points"], "max_points": entry["max_points"]}
 
 
-STUB_LINE = re.compile(r"exercise (?P<id>\d\d\.\d): stub correct but slow \(perf: (?P<ratio>[\d.]+)x slower than the "
-                       r"reference \(student (?P<time>[\d.]+) \w+, reference (?P<reference_time>[\d.]+) \w+, same run\): "
-                       r"(?P<rule>.*?)\); solution scores")
-
-
 def stub_timing(slug: str, exercise: str) -> dict | None:
-    """The handout check's timing of one optimize exercise's stub, as its log line (results/<slug>/grading/
-    *.log) gives it: ratio, time, reference_time (floats) and points (the points it would score, "0" beyond
-    10x), or None where no committed log timed it."""
-    for path in sorted((RESULTS / slug / "grading").glob("*.log")):
-        for m in STUB_LINE.finditer(path.read_text()):
-            if m["id"] == exercise:
-                points = re.search(r"= (\d+) of (\d+) points|beyond 10x, (0) points", m["rule"])
-                return {"ratio": float(m["ratio"]), "time": float(m["time"]),
-                        "reference_time": float(m["reference_time"]), "source": path.name,
-                        "points": None if points is None else int(points[1] or points[3])}
-    return None
+    """The untouched stub of one optimize exercise as the grader clocked it, in seconds per repetition:
+    where the handout's grade timed it (the student there IS the stub) its time, reference_time and
+    ratio from handout.json; else the stub side of key.json: the record's `stub_ratio` (the median
+    round's) with that round's `stub` and `stub_reference`. Also the points the untouched handout scored
+    (handout.json), the record's file name (source), and whether the handout timed it; None where neither
+    record has it."""
+    handout = grading_perf(slug, exercise, "handout")
+    handout_entry = grading_entry(slug, exercise, "handout")
+    points = None if handout_entry is None else handout_entry.get("points")
+    if handout is not None and "time" in handout:
+        return {"time": handout["time"], "reference_time": handout["reference_time"], "ratio": handout["ratio"],
+                "points": points, "max_points": handout["max_points"], "source": "handout.json", "in_handout": True}
+    key = grading_perf(slug, exercise, "key")
+    rounds = [] if key is None else [r for r in key.get("rounds", []) if r.get("stub") and r.get("stub_reference")]
+    if not rounds or "stub_ratio" not in key:
+        return None
+    # The record's stub_ratio is the median round's (scoring.verdict); quote that round's two times.
+    median = min(rounds, key=lambda r: abs(r["stub"] / r["stub_reference"] - key["stub_ratio"]))
+    return {"time": median["stub"], "reference_time": median["stub_reference"], "ratio": key["stub_ratio"],
+            "points": points, "max_points": key["max_points"], "source": "key.json", "in_handout": False}
+
+
+def seconds_as_ms(seconds: float) -> str:
+    """A grader time (seconds per repetition) in ms, four decimals as the ladder's tables print."""
+    return ms(seconds * 1e3)
 
 
 def ms(value: float) -> str:
@@ -354,34 +370,39 @@ def results_and_time_plot(plot: str, title: str, blog_kernels: list[str]):
     return tables, plots
 
 
-def graded_values(slug: str, exercise: str, max_points: int | None = None) -> dict[str, str]:
-    """An optimize exercise's timings for its answer key: the solution as the grader timed it
-    (solution_ms, solution_reference_ms, solution_ratio = T / T_ref, solution_points) and the stub as the
-    handout check timed it (stub_ms, stub_reference_ms, stub_ratio, stub_points, stub_source: the log).
+def graded_values(slug: str, exercise: str) -> dict[str, str]:
+    """An optimize exercise's timings for its answer key, all clocked by the grader, per repetition: the
+    solution as key.json records it (solution_ms, solution_reference_ms, solution_ratio = T / T_ref,
+    solution_points, zero_line: the ratio at which that grade's points reach 0) and the untouched stub (stub_ms, stub_reference_ms, stub_ratio, stub_points,
+    stub_source: the record quoted, stub_where: in which grade it was clocked; see stub_timing).
     Names that no committed file gives are left out (chapter_values then says so)."""
     out = {}
     solution = grading_perf(slug, exercise)
     if solution is not None:
-        out |= {"solution_ms": ms(solution["time"]), "solution_reference_ms": ms(solution["reference_time"]),
+        out |= {"solution_ms": seconds_as_ms(solution["time"]),
+                "solution_reference_ms": seconds_as_ms(solution["reference_time"]),
                 "solution_ratio": times(solution["time"] / solution["reference_time"]),
                 "solution_points": f"{solution['points']} of {solution['max_points']} points"}
-        max_points = solution["max_points"]
+        if "stub_ratio" in solution:  # the stub-relative rule: no points at r >= r0 / 1.1 (scoring.zero_point)
+            # imported here, not at the top: a diagram that loads this file must not depend on the grader
+            from course_lib import scoring
+            out["zero_line"] = times(scoring.zero_point(solution["stub_ratio"]))
     stub = stub_timing(slug, exercise)
     if stub is not None:
-        # The log prints four significant digits; quote them as printed.
-        out |= {"stub_ms": f"{stub['time']:.4g} ms", "stub_reference_ms": f"{stub['reference_time']:.4g} ms",
+        out |= {"stub_ms": seconds_as_ms(stub["time"]), "stub_reference_ms": seconds_as_ms(stub["reference_time"]),
                 "stub_ratio": times(stub["ratio"]),
                 "stub_source": f"`results/{slug}/grading/{stub['source']}`",
-                "stub_points": stub_points(stub["points"], max_points)}
+                "stub_where": ("in the grade of the untouched handout" if stub["in_handout"]
+                               else "beside the solution in the answer key's grade"),
+                "stub_points": stub_points(stub["points"], stub["max_points"])}
     return out
 
 
 def stub_points(points: int | None, max_points: int | None) -> str:
-    """What the handout check says a stub would score: "9 of 20 points", or 0 and why."""
+    """What the untouched handout scored (handout.json): "0 of 20 points", or why it is not known."""
     if points is None:
-        return "(points not in the log)"
-    text = f"{points} of {max_points} points" if max_points else f"{points} points"
-    return text + (" (beyond 10× the reference's time)" if points == 0 else "")
+        return "(points not in the committed handout grade)"
+    return f"{points} of {max_points} points" if max_points else f"{points} points"
 
 
 def _self_check() -> None:
