@@ -3,6 +3,7 @@
 tables(results) and values(results) are pure Python (json only); plots(results, out_dir) needs matplotlib.
 results: gpu slug -> the program's results JSON (results/<slug>/02_bandwidth.json).
 """
+import json
 import pathlib
 import sys
 
@@ -609,6 +610,46 @@ def _fitted_gbs(doc, nbytes, copy="d2d_memcpy", memory="device"):
     return nbytes / (f["latency_us"] * 1e-6 + nbytes / (f["bandwidth_gbs"] * 1e9)) / 1e9
 
 
+# The grader's records of exercise 02.3 (results/<gpu>/grading/: key.json grades the answer key,
+# handout.json the untouched handout, whose 02.3 IS the stub), read from the repository whatever results
+# folder the tables use: times in seconds per repetition (one 1 GiB copy), clocked by the grader.
+GRADING_DIR = pathlib.Path(__file__).resolve().parent.parent / "results"
+
+
+def _graded(slug, record, exercise="02.3"):
+    """One exercise's entry in results/<slug>/grading/<record>.json; KeyError where there is none."""
+    path = GRADING_DIR / slug / "grading" / f"{record}.json"
+    entries = {e["id"]: e for e in json.loads(path.read_text()).get("exercises", [])} if path.is_file() else {}
+    entry = entries[exercise]
+    if not entry.get("perf"):
+        raise KeyError(f"{record}.json does not time {exercise}")
+    return entry
+
+
+def _zero_line(stub_ratio):
+    """Where the grader's points reach 0 for a stub ratio (course_lib/scoring.py, imported here, not at the
+    top: a diagram that loads this file needs no grader)."""
+    from course_lib import scoring
+    return scoring.zero_point(stub_ratio)
+
+
+def _grading_values(slug):
+    key = lambda: _graded(slug, "key")  # noqa: E731
+    stub = lambda: _graded(slug, "handout")  # noqa: E731  (the untouched handout: the student is the stub)
+    ms = lambda seconds: f"{seconds * 1e3:.3f}"  # noqa: E731
+    return {
+        "graded.solution_ms": lambda: ms(key()["perf"]["time"]),
+        "graded.solution_reference_ms": lambda: ms(key()["perf"]["reference_time"]),
+        "graded.solution_ratio": lambda: f"{key()['perf']['ratio']:.2f}×",
+        "graded.solution_points": lambda: f"{key()['points']} of {key()['max_points']}",
+        "graded.zero_line": lambda: f"{_zero_line(key()['perf']['stub_ratio']):.2f}×",
+        "graded.stub_ms": lambda: ms(stub()["perf"]["time"]),
+        "graded.stub_reference_ms": lambda: ms(stub()["perf"]["reference_time"]),
+        "graded.stub_ratio": lambda: f"{stub()['perf']['ratio']:.2f}×",
+        "graded.stub_points": lambda: f"{stub()['points']} of {stub()['max_points']}",
+    }
+
+
 def _answer_key_values(doc):
     dev = doc.get("device", {})
     ceiling = _extra(doc).get("copy_ceiling", {}).get("gbs_read_plus_write", 0)
@@ -621,7 +662,7 @@ def _answer_key_values(doc):
         # Little's law per SM at the copy ceiling, with the measured DRAM latency (the lesson's).
         "littles_kb_per_sm": lambda: f"{ceiling * _dram_ns(doc) / dev['sm_count'] / 1e3:.1f}",
         "p2p_size": lambda: _size(_extra(doc)["p2p"]["bytes"]),
-    }
+    } | _grading_values(doc.get("_slug", ""))
     for copy in ("h2d", "d2h"):
         v[f"us_1k.pinned_{copy}"] = (lambda c=copy: f"{_spin_us(doc, c, 'pinned', 1024):.2f}")
         v[f"us_1k_events.pinned_{copy}"] = (lambda c=copy: f"{_events_us(doc, c, 'pinned', 1024):.2f}")

@@ -589,17 +589,72 @@ def _compiler_values(docs):
 GRADING_DIR = pathlib.Path(__file__).resolve().parent.parent / "results"
 KEY_VALUES = ("scaling_gpus", "naive_ms_step", "naive_roofline", "book_ms_step", "tuned_ms_step", "strong2_overlap_ms",
               "strong2_no_overlap_ms", "exchange_ms", "exchange_share", "exchange_share_4096", "exchange_share_2048",
-              "grading_gpu", "graded_07_1_s", "graded_07_2_s", "shared_tile_ms", "shared_tile_reference_ms",
-              "shared_tile_ratio", "shared_tile_points")
+              "grading_gpu", "graded_07_1_s", "graded_07_2_s", "timed_repetition", "shared_tile_ms",
+              "shared_tile_reference_ms", "shared_tile_ratio", "shared_tile_points", "shared_tile_zero_line",
+              "stub_ms", "stub_reference_ms", "stub_ratio", "stub_points", "stub_source")
 
 
-def _grading(slug):
-    """The grader's run of the answer key on one GPU: {exercise id: entry}, and the GPU's name; or None."""
-    path = GRADING_DIR / slug / "grading" / "key.json"
+def _grading(slug, record="key"):
+    """The grader's record of one grade on one GPU (record "key": the answer key; "handout": the untouched
+    handout): {exercise id: entry}, and the GPU's name; or None."""
+    path = GRADING_DIR / slug / "grading" / f"{record}.json"
     if not path.is_file():
         return None
     key = json.loads(path.read_text())
     return {e["id"]: e for e in key.get("exercises", [])}, key.get("gpu", slug)
+
+
+def _timed_repetition():
+    """What one timed repetition of probe_07_3 does, from its source: (leapfrog steps, mesh side); or None."""
+    source = pathlib.Path(__file__).resolve().parent / "grading" / "probe_07_3.cu"
+    if not source.is_file():
+        return None
+    text = source.read_text()
+    steps = re.search(r"constexpr int steps_per_rep = (\d+);", text)
+    mesh = re.search(r"constexpr int timed_mesh = (\d+);", text)
+    return (int(steps[1]), int(mesh[1])) if steps and mesh else None
+
+
+def _per_step(seconds, steps):
+    """A grader time (seconds per repetition) as ms per leapfrog step."""
+    return f"{seconds * 1e3 / steps:.4f} ms/step"
+
+
+def _graded_shared_tile(slug, steps):
+    """Exercise 07.3 in the grader's records: the solution against naive_global (key.json) and the untouched
+    stub, from the handout's grade where it was timed there (the student is the stub), else from the stub
+    side of the key's median round; all clocked by the grader, per repetition, shown per step."""
+    out = {}
+    key = _grading(slug)
+    perf = key and (key[0].get("07.3") or {}).get("perf")
+    if not perf:
+        return out
+    entry = key[0]["07.3"]
+    out["shared_tile_ms"] = _per_step(perf["time"], steps)
+    out["shared_tile_reference_ms"] = _per_step(perf["reference_time"], steps)
+    out["shared_tile_ratio"] = f"{perf['time'] / perf['reference_time']:.2f}×"
+    out["shared_tile_points"] = f"{entry['points']} of {entry['max_points']} points"
+    if "stub_ratio" in perf:  # the stub-relative rule: no points at r >= r0 / 1.1
+        from course_lib import scoring  # here, not at the top: diagrams that load this file need no grader
+        out["shared_tile_zero_line"] = f"{scoring.zero_point(perf['stub_ratio']):.2f}×"
+    handout = _grading(slug, "handout")
+    stub_entry = handout and handout[0].get("07.3")
+    stub_perf = stub_entry and stub_entry.get("perf")
+    if stub_perf and "time" in stub_perf:
+        stub = (stub_perf["time"], stub_perf["reference_time"], stub_perf["ratio"], "handout.json")
+    else:
+        rounds = [r for r in perf.get("rounds", []) if r.get("stub") and r.get("stub_reference")]
+        if not rounds or "stub_ratio" not in perf:
+            return out
+        median = min(rounds, key=lambda r: abs(r["stub"] / r["stub_reference"] - perf["stub_ratio"]))
+        stub = (median["stub"], median["stub_reference"], perf["stub_ratio"], "key.json")
+    out["stub_ms"] = _per_step(stub[0], steps)
+    out["stub_reference_ms"] = _per_step(stub[1], steps)
+    out["stub_ratio"] = f"{stub[2]:.2f}×"
+    out["stub_source"] = f"`results/{slug}/grading/{stub[3]}`"
+    if stub_entry is not None:
+        out["stub_points"] = f"{stub_entry['points']} of {stub_entry['max_points']} points"
+    return out
 
 
 def _exchange_share(overlap_ms, exchange_ms, side, full_side):
@@ -641,12 +696,11 @@ def _answer_key_values(docs):
         for exercise in ("07.1", "07.2"):
             if exercise in entries:
                 out[f"graded_{exercise.replace('.', '_')}_s"] = f"{entries[exercise]['wall_s']:.1f} s"
-        perf = (entries.get("07.3") or {}).get("perf")
-        if perf:
-            out["shared_tile_ms"] = f"{perf['time']:.4f} ms/step"
-            out["shared_tile_reference_ms"] = f"{perf['reference_time']:.4f} ms/step"
-            out["shared_tile_ratio"] = f"{perf['time'] / perf['reference_time']:.2f}×"
-            out["shared_tile_points"] = f"{entries['07.3']['points']} of {entries['07.3']['max_points']} points"
+        repetition = _timed_repetition()
+        if repetition is not None:
+            steps, side = repetition
+            out["timed_repetition"] = f"{steps} leapfrog steps of the {side}² mesh"
+            out |= _graded_shared_tile(ladder["naive_global"][0], steps)
     return out
 
 
