@@ -677,11 +677,36 @@ def _list_cells(doc, cells):
     return int(box // (cfg.get("cutoff", 2.5) + cfg.get("skin", 0.3)))
 
 
-def _grade(ratio):
-    """Exercise 01.3's scale (exercises.json): full points within 1.2x of the reference, ceil(30/ratio) up to 10x."""
-    if ratio <= 1.2:
-        return "full points"
-    return "no points" if ratio > 10 else f"{-(-30 // ratio):.0f} of 30 points"
+# The grader's records of exercise 01.3 (results/<machine>/grading/: key.json grades the answer key,
+# handout.json the untouched handout, whose 01.3 IS the stub), read from the repository: times in seconds
+# per repetition (64 atoms moved, then one force evaluation of the perf size by a team of 2), clocked by
+# the grader from outside the probe.
+GRADING_DIR = pathlib.Path(__file__).resolve().parent.parent / "results"
+
+
+def _graded_values(slug):
+    """01.3 in the grader's records for one machine, as `graded.*` names; {} where none is committed."""
+    out = {}
+    for record, side in (("key", "solution"), ("handout", "stub")):
+        path = GRADING_DIR / slug / "grading" / f"{record}.json"
+        if not path.is_file():
+            continue
+        entry = next((e for e in json.loads(path.read_text()).get("exercises", []) if e.get("id") == "01.3"), None)
+        perf = entry and entry.get("perf")
+        if not perf or "time" not in perf:
+            continue
+        out |= {f"graded.{side}_ms": _ms(perf["time"] * 1e3), f"graded.{side}_reference_ms": _ms(perf["reference_time"] * 1e3),
+                f"graded.{side}_ratio": f"{perf['ratio']:.2f}×",
+                f"graded.{side}_points": f"{entry['points']} of {entry['max_points']} points"}
+        if "stub_ratio" in perf:
+            import sys
+            scripts = str(pathlib.Path(__file__).resolve().parents[1] / "scripts")
+            if scripts not in sys.path:  # make_figures.py puts scripts/ there; a test may not
+                sys.path.insert(0, scripts)
+            from course_lib import scoring  # here, not at the top: the lesson's tables need no grader
+            out |= {f"graded.{record}_stub_ratio": f"{perf['stub_ratio']:.2f}×",
+                    f"graded.{record}_zero_line": f"{scoring.zero_point(perf['stub_ratio']):.2f}×"}
+    return out
 
 
 def _key_values(doc):
@@ -733,14 +758,14 @@ def _key_verdict_values(rows):
     """Exercise 01.3's metric on the committed rows, the fastest reducing strategy team by team, and critical's
     idle against its model."""
     out = {}
-    # 01.3's metric on the committed rows: each strategy's fastest evaluation over critical's at 2 threads.
+    # 01.3's comparison on the committed rows: each strategy's fastest evaluation over critical's at 2 threads
+    # (the grader clocks its own probe: see _graded_values).
     ref = _find(rows, "critical", 2)
     for s in ("thread_arrays", "atomic"):
         r = _find(rows, s, 2)
         if ref and r and r.get("force_ms_min") and ref.get("force_ms_min"):
             ratio = r["force_ms_min"] / ref["force_ms_min"]
             out[f"grade_ratio.{s}"] = f"{ratio:.2f}"
-            out[f"grade_points.{s}"] = _grade(ratio)
 
     # The fastest strategy with a reduction (median force time) team by team: from which team on is it
     # thread_arrays every time? (The full lists have no reduction to compare.)
@@ -1139,6 +1164,8 @@ def values(results: dict[str, dict]) -> dict[str, str]:
             named = {}
         out.update({f"{slug}.{name}": text for name, text in named.items()})
     out.update(_lmp_all_values(results))  # bench.sh's LAMMPS part (its own results files)
+    for slug in sorted(results):  # the grader's records of 01.3 on that machine, where committed
+        out.update({f"{slug}.{name}": text for name, text in _graded_values(slug).items()})
     return out
 
 
