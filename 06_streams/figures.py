@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import math
 import pathlib
 import sys
 
@@ -418,9 +417,7 @@ def _scenario_key_values(doc):
         "ring.reference_ms": lambda: f"{row('ring_pipeline', 'reference')['measured_ms']:.2f}",
         "ring.sequential_ms": lambda: f"{row('ring_pipeline', 'sequential')['measured_ms']:.2f}",
         "ring.over_reference": lambda: f"{row('ring_pipeline', 'ring')['time_over_reference']:.2f}",
-        # What a stub as slow as the sequential run would score: the grader's ceil(points * T_ref / T).
-        "ring.sequential_points": lambda: str(math.ceil(_points("06.3") * row("ring_pipeline", "reference")["measured_ms"]
-                                                        / row("ring_pipeline", "sequential")["measured_ms"])),
+        "ring.sequential_over_reference": lambda: f"{row('ring_pipeline', 'sequential')['measured_ms'] / row('ring_pipeline', 'reference')['measured_ms']:.2f}",
     }
 
 def _verdict(walls):
@@ -446,6 +443,39 @@ def values(results: dict[str, dict]) -> dict[str, str]:
             except (IndexError, KeyError, StopIteration, TypeError, ValueError, ZeroDivisionError):
                 out[f"{slug}.{name}"] = MISSING
         out |= {f"{slug}.{name}": text for name, text in _small_values(slug).items()}
+        out |= {f"{slug}.{name}": text for name, text in _graded_values(slug, results[slug]).items()}
+    return out
+
+
+# The grader's record of exercise 06.3 (results/<gpu>/grading/key.json, the answer key graded; every round
+# also clocks the untouched stub), read from the repository: seconds per repetition, clocked by the grader.
+# The handout's grade did not time 06.3 (its reference runs 06.2's pipeline, a stub there).
+GRADING_DIR = pathlib.Path(__file__).resolve().parent.parent / "results"
+
+
+def _graded_values(slug: str, doc: dict) -> dict[str, str]:
+    """06.3 as the grader clocked it on one GPU (`graded.*`), and what the chapter's sequential run would
+    score under the grader's rule with that grade's stub; {} where no record is committed."""
+    path = GRADING_DIR / slug / "grading" / "key.json"
+    if not path.is_file():
+        return {}
+    entry = next((e for e in json.loads(path.read_text()).get("exercises", []) if e.get("id") == "06.3"), None)
+    perf = entry and entry.get("perf")
+    rounds = [r for r in (perf or {}).get("rounds", []) if r.get("stub") and r.get("stub_reference")]
+    if not perf or "stub_ratio" not in perf or not rounds:
+        return {}
+    from course_lib import scoring  # here, not at the top: the lesson's tables need no grader
+    # The record's stub_ratio is the median round's (scoring.verdict); quote that round's two times.
+    median = min(rounds, key=lambda r: abs(r["stub"] / r["stub_reference"] - perf["stub_ratio"]))
+    out = {"graded.solution_ms": f"{perf['time'] * 1e3:.2f}", "graded.solution_reference_ms": f"{perf['reference_time'] * 1e3:.2f}",
+           "graded.solution_ratio": f"{perf['ratio']:.2f}", "graded.solution_points": f"{entry['points']} of {entry['max_points']}",
+           "graded.stub_ms": f"{median['stub'] * 1e3:.2f}", "graded.stub_reference_ms": f"{median['stub_reference'] * 1e3:.2f}",
+           "graded.stub_ratio": f"{perf['stub_ratio']:.2f}", "graded.zero_line": f"{scoring.zero_point(perf['stub_ratio']):.2f}"}
+    try:
+        sequential = _row(doc, "ring_pipeline", "sequential")["measured_ms"] / _row(doc, "ring_pipeline", "reference")["measured_ms"]
+    except (IndexError, KeyError, StopIteration, TypeError, ValueError, ZeroDivisionError):
+        return out
+    out["graded.sequential_points"] = str(scoring.points_for(entry["max_points"], sequential, perf["stub_ratio"]))
     return out
 
 
