@@ -81,7 +81,13 @@ int body(int argc, char** argv) {
       }
     }
     std::string name = "blocks_for_matrix x,y per shape, blocks " + std::to_string(bx) + "x" + std::to_string(by) + ":";
-    for (const auto& [w, h] : shapes) name += " " + std::to_string(w) + "x" + std::to_string(h);
+    for (const auto& [w, h] : shapes) {
+      // Appended piece by piece: g++ 12 -Werror=restrict misreads `" " + std::to_string(w)` (a false positive).
+      name += ' ';
+      name += std::to_string(w);
+      name += 'x';
+      name += std::to_string(h);
+    }
     cases.add_exact(name, grid);
   }
   cases.write(options.out);

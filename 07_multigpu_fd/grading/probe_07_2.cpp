@@ -45,7 +45,10 @@ std::vector<RowRange> ranges_of(const std::vector<int>& heights) {
 
 std::string cut_name(const std::vector<int>& heights) {
   std::string text = "slabs of ";
-  for (std::size_t i = 0; i < heights.size(); ++i) text += (i ? "," : "") + std::to_string(heights[i]);
+  for (std::size_t i = 0; i < heights.size(); ++i) {
+    if (i) text += ',';  // piece by piece: g++ 12 -Werror=restrict misreads `"," + std::to_string(...)`
+    text += std::to_string(heights[i]);
+  }
   return text + " rows";
 }
 
