@@ -90,7 +90,9 @@ class Build:
         self.log += result.stdout
         if result.returncode != 0:
             return False, cmake_error(result.stdout, self.source)
-        listing = run(["ctest", "--test-dir", str(self.folder), "--show-only=json-v1"], env=self.env)
+        (self.folder / "Testing").mkdir(exist_ok=True)  # ctest's log: the one place it may write
+        listing = run(self.sandboxed(["ctest", "--test-dir", str(self.folder), "--show-only=json-v1"],
+                                     writable=(self.folder / "Testing",)), env=self.env)
         if listing.returncode != 0:
             raise ToolError(f"ctest --show-only failed in {self.folder}: {last_line(listing.stdout)}")
         start = listing.stdout.find("{")

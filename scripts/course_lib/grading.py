@@ -44,17 +44,21 @@ def copy_submission(source: Path, dest: Path) -> None:
         if result.returncode == 0:
             listing = [p for p in result.stdout.split("\0") if p]
     if listing is None:
-        listing = []
-        for path in source.rglob("*"):
-            rel = path.relative_to(source)
-            if rel.parts[0] == ".git" or rel.parts[0] == "build" or rel.parts[0].startswith("build-"):
-                continue
-            listing.append(str(rel))
+        listing = [str(path.relative_to(source)) for path in source.rglob("*")]
+    # Never a build folder, committed or not: a CMakeCache.txt of the student's would configure the graded
+    # build (a compiler launcher of their choosing, run inside the build's sandbox).
+    listing = [rel for rel in listing if not _build_output(Path(rel))]
     for rel in listing:
         src = source / rel
         if src.is_symlink() or not src.is_file():
             continue
         write_if_changed(dest / rel, src.read_bytes(), src.stat().st_mode)
+
+
+def _build_output(rel: Path) -> bool:
+    top = rel.parts[0] if rel.parts else ""
+    return (top in (".git", "build") or top.startswith("build-") or rel.name == "CMakeCache.txt"
+            or "CMakeFiles" in rel.parts)
 
 
 def write_if_changed(target: Path, data: bytes, mode: int | None = None) -> None:

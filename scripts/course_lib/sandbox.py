@@ -30,6 +30,7 @@ from pathlib import Path
 
 MEMORY_LIMIT_MB = 8192        # address space of each sandboxed process, CPU-only grading
 FILE_LIMIT_MB = 1024          # the largest file a sandboxed process may write
+TMP_LIMIT_MB = 4096           # the private /tmp (a tmpfs: memory) of each sandboxed process
 OUTPUT_LIMIT = 8 * 2**20      # bytes of a sandboxed command's output the grader keeps (head + tail)
 OUTPUT_HEAD = 64 * 2**10      # of which the first bytes; the rest is the output's end
 SYSTEM_FOLDERS = ("/usr", "/etc")
@@ -158,7 +159,8 @@ class Sandbox:
                 args += ["--symlink", os.readlink(link), link]
             elif os.path.isdir(link):
                 args += ["--ro-bind", link, link]
-        args += ["--tmpfs", "/tmp", "--proc", "/proc"]
+        # A private /tmp of bounded size (it is memory): a submission cannot fill the machine's RAM through it.
+        args += ["--size", str(TMP_LIMIT_MB * 2**20), "--tmpfs", "/tmp", "--proc", "/proc"]
         if self.gpu:  # the GPU's device nodes; /dev/shm its own, not a channel to the next submission
             args += ["--dev-bind", "/dev", "/dev", "--tmpfs", "/dev/shm", "--ro-bind", "/sys", "/sys"]
         else:

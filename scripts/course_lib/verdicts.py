@@ -19,8 +19,10 @@ student can act on; their outcome never changes the verdict.
 """
 from __future__ import annotations
 
+import dataclasses
 import shutil
 import threading
+import time
 from pathlib import Path
 
 from . import outside_timing, probe_check, scoring
@@ -32,6 +34,7 @@ from .tree import Course, Exercise
 
 NO_PERF_POINTS = "no performance points without correctness"
 SANITIZER_ERROR_EXIT = 99
+STUDENT_SETTLE_S = 1.0  # after the student's timed process ends, before the next side is clocked
 
 
 def probe_target(exercise_id: str) -> str:
@@ -61,8 +64,11 @@ class InstructorBuilds:
                     shutil.rmtree(tree)
                 tree.mkdir(parents=True)
                 write_handout(self.course, tree, stubbed, git_commit=False)
-                build = Build(tree, tree / "build", self.env, self.options.jobs, self.cmake_args)
-                build.sandbox = self.options.sandbox
+                # Your trees never share the compiler cache that students' builds write: a cached object is
+                # trusted by whoever reads it.
+                env = dict(self.env, CCACHE_DISABLE="1")
+                build = Build(tree, tree / "build", env, self.options.jobs, self.cmake_args)
+                build.sandbox = dataclasses.replace(self.options.sandbox, cache=None) if self.options.sandbox else None
                 ok, why = build.configure()
                 if not ok:
                     build = f"the instructor's tree ({name}) does not configure: {why}"
@@ -230,6 +236,9 @@ def grade_time(exercise: Exercise, entry: dict, build: Build, instructor: Instru
                 return session.clock(nonce)
             finally:
                 session.close(grace=1.0)
+                # The sandbox's other processes die with it asynchronously, and the driver tears their GPU
+                # context down after them: let that end before the next side's clock starts.
+                time.sleep(STUDENT_SETTLE_S)
         # The instructor's sides (no student code) keep one process for every round: set up once.
         if side not in sessions:
             sessions[side] = start(side)
