@@ -14,6 +14,8 @@ from .tree import Course, Exercise
 from .verdicts import NO_PERF_POINTS, InstructorBuilds, check_correct, grade_time, probe_target
 
 EXPLAIN_TIMEOUT_S = 120.0
+SELF_CHECK = ("self-check, not the grade of record (a handout has no answers to compare with: the instructor's "
+              "grader compares your probe's outputs with the answers)")
 
 
 def untouched(course: Course, exercise: Exercise, submission: Path, stubbed: set[str]) -> bool:
@@ -52,6 +54,9 @@ class Grader:
         return status, reason
 
     def grade(self, exercise: Exercise, entry: dict) -> None:
+        if self.course.is_handout:
+            self.self_check(exercise, entry)
+            return
         status, reason = self.correctness(exercise)
         if status != "pass":
             self._failed(exercise, entry, status, reason)
@@ -84,6 +89,28 @@ class Grader:
             status = "not_done"
             reason = f"not done ({', '.join(exercise.files)} as handed out): {reason}"
         entry.update(status=status, reason=one_line(reason, 600))
+
+    def self_check(self, exercise: Exercise, entry: dict) -> None:
+        """A handout grading itself (a student's own `grade`, the handout's grade.yml): there are no answers to
+        compare with, so the chapter's own exercise tests run instead, in the student's process: feedback, not
+        a grade. An optimize exercise is not timed here (its time is graded against the instructor's build)."""
+        for test in exercise.tests:
+            result = self.build.run_test(test, self.options.timeout, self.env)
+            entry["tests"].append({"name": test, "status": result.status, "seconds": round(result.seconds, 3),
+                                   "reason": result.reason, "output": result.output})
+            if result.status == "skipped":
+                entry.update(status="needs_gpu", reason="not checked: needs a GPU (the test was skipped)")
+                return
+            if result.status != "pass":
+                status = "not_done" if self.untouched(exercise) else "fail"
+                entry.update(status=status, reason=one_line(f"{SELF_CHECK}: {test}: {result.status}: {result.reason}",
+                                                            600))
+                return
+        if exercise.perf:
+            entry.update(status="not_timed", points=0, reason=f"{SELF_CHECK}: the chapter's tests pass; its time is "
+                         "graded only by the instructor's grader (measure it yourself: the exercise says how)")
+            return
+        entry.update(status="pass", points=exercise.points, reason=f"{SELF_CHECK}: the chapter's tests pass")
 
     def explain(self, exercise: Exercise) -> str:
         """The first failing assertion of the chapter's own tests of `exercise`: words a student can act on,

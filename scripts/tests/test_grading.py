@@ -175,11 +175,12 @@ class GradeTests(FixtureCase):
                          ("timeout", 0, "timed out after 3 s"))
         self.assertEqual(e["02.1"]["points"], 5, e["02.1"]["reason"])
 
-    def test_a_handout_grading_its_own_pushes_gives_no_points(self):
+    def test_a_handout_grading_itself_is_a_self_check(self):
         # What .github/workflows/grade.yml runs in a student's repository: the handout's own copy of
         # scripts/course. A handout holds no answers, so its own "instructor's build" would be its stubs, and
-        # the untouched stub would match itself (4/4 for 01.1 on the first cut of the probe grader): it says
-        # it cannot compare instead, and no exercise scores a point, done or not.
+        # the untouched stub would match itself (4/4 for 01.1 on the first cut of the probe grader). So a
+        # handout runs the chapter's exercise tests instead, labelled as a self-check: the untouched handout
+        # scores nothing, a done exercise passes as feedback, and an optimize exercise is never timed there.
         repo = self.tmp / "student-clone"
         shutil.copytree(self.handout, repo)
         for attempt in ("as handed out", "01.1 done"):
@@ -189,13 +190,16 @@ class GradeTests(FixtureCase):
                      "  return s;")
                 git(repo, "commit", "-q", "-am", "01.1 done")
             result = tool(repo, "grade", "--json", "report.json")
-            self.assertEqual(result.returncode, 1, result.stdout + result.stderr)   # an incomplete grade
-            self.assertIn("could not be graded (status error): the grade is incomplete", result.stderr)
+            self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
             report = json.loads((repo / "report.json").read_text())
             e = self.by_id(report)
-            self.assertEqual(report["points"], 0, attempt)
-            self.assertEqual(e["01.1"]["status"], "error", attempt)
-            self.assertIn("a handout holds no answers to compare with", e["01.1"]["reason"])
+            self.assertIn("self-check, not the grade of record", e["01.1"]["reason"], attempt)
+            self.assertEqual(e["02.1"]["points"], 0, attempt)          # never timed in a handout
+            if attempt == "as handed out":
+                self.assertEqual(report["points"], 0)
+                self.assertEqual(e["01.1"]["status"], "not_done")
+            else:
+                self.assertEqual((e["01.1"]["status"], e["01.1"]["points"]), ("pass", 4))
 
     def test_gradebook_three_submissions_three_rows(self):
         folder = self.tmp / "submissions"
