@@ -589,7 +589,7 @@ def _compiler_values(docs):
 GRADING_DIR = pathlib.Path(__file__).resolve().parent.parent / "results"
 KEY_VALUES = ("scaling_gpus", "naive_ms_step", "naive_roofline", "book_ms_step", "tuned_ms_step", "strong2_overlap_ms",
               "strong2_no_overlap_ms", "exchange_ms", "exchange_share", "exchange_share_4096", "exchange_share_2048",
-              "grading_gpu", "graded_07_1_s", "graded_07_2_s", "timed_repetition", "shared_tile_ms",
+              "grading_gpu", "graded_07_1_s", "graded_07_2_s", "shared_tile_ms",
               "shared_tile_reference_ms", "shared_tile_ratio", "shared_tile_points", "shared_tile_zero_line",
               "stub_ms", "stub_reference_ms", "stub_ratio", "stub_points", "stub_source")
 
@@ -604,34 +604,23 @@ def _grading(slug, record="key"):
     return {e["id"]: e for e in key.get("exercises", [])}, key.get("gpu", slug)
 
 
-def _timed_repetition():
-    """What one timed repetition of probe_07_3 does, from its source: (leapfrog steps, mesh side); or None."""
-    source = pathlib.Path(__file__).resolve().parent / "grading" / "probe_07_3.cu"
-    if not source.is_file():
-        return None
-    text = source.read_text()
-    steps = re.search(r"constexpr int steps_per_rep = (\d+);", text)
-    mesh = re.search(r"constexpr int timed_mesh = (\d+);", text)
-    return (int(steps[1]), int(mesh[1])) if steps and mesh else None
+def _per_rep(seconds):
+    """A grader time (seconds per timed repetition of probe_07_3) in ms."""
+    return f"{seconds * 1e3:.4f} ms"
 
 
-def _per_step(seconds, steps):
-    """A grader time (seconds per repetition) as ms per leapfrog step."""
-    return f"{seconds * 1e3 / steps:.4f} ms/step"
-
-
-def _graded_shared_tile(slug, steps):
+def _graded_shared_tile(slug):
     """Exercise 07.3 in the grader's records: the solution against naive_global (key.json) and the untouched
     stub, from the handout's grade where it was timed there (the student is the stub), else from the stub
-    side of the key's median round; all clocked by the grader, per repetition, shown per step."""
+    side of the key's median round; all clocked by the grader, per repetition."""
     out = {}
     key = _grading(slug)
     perf = key and (key[0].get("07.3") or {}).get("perf")
     if not perf:
         return out
     entry = key[0]["07.3"]
-    out["shared_tile_ms"] = _per_step(perf["time"], steps)
-    out["shared_tile_reference_ms"] = _per_step(perf["reference_time"], steps)
+    out["shared_tile_ms"] = _per_rep(perf["time"])
+    out["shared_tile_reference_ms"] = _per_rep(perf["reference_time"])
     out["shared_tile_ratio"] = f"{perf['time'] / perf['reference_time']:.2f}×"
     out["shared_tile_points"] = f"{entry['points']} of {entry['max_points']} points"
     if "stub_ratio" in perf:  # the stub-relative rule: no points at r >= r0 / 1.1
@@ -648,8 +637,8 @@ def _graded_shared_tile(slug, steps):
             return out
         median = min(rounds, key=lambda r: abs(r["stub"] / r["stub_reference"] - perf["stub_ratio"]))
         stub = (median["stub"], median["stub_reference"], perf["stub_ratio"], "key.json")
-    out["stub_ms"] = _per_step(stub[0], steps)
-    out["stub_reference_ms"] = _per_step(stub[1], steps)
+    out["stub_ms"] = _per_rep(stub[0])
+    out["stub_reference_ms"] = _per_rep(stub[1])
     out["stub_ratio"] = f"{stub[2]:.2f}×"
     out["stub_source"] = f"`results/{slug}/grading/{stub[3]}`"
     if stub_entry is not None:
@@ -696,11 +685,7 @@ def _answer_key_values(docs):
         for exercise in ("07.1", "07.2"):
             if exercise in entries:
                 out[f"graded_{exercise.replace('.', '_')}_s"] = f"{entries[exercise]['wall_s']:.1f} s"
-        repetition = _timed_repetition()
-        if repetition is not None:
-            steps, side = repetition
-            out["timed_repetition"] = f"{steps} leapfrog steps of the {side}² mesh"
-            out |= _graded_shared_tile(ladder["naive_global"][0], steps)
+        out |= _graded_shared_tile(ladder["naive_global"][0])
     return out
 
 
