@@ -79,7 +79,9 @@ class Grader:
             entry.update(status=status, reason="not graded: needs a GPU")
             return
         if status == "fail":
-            reason = f"failed: {reason}"
+            # The probe's summary is cut before the explanation is added, so the words a student can act on
+            # always reach the report.
+            reason = f"failed: {one_line(reason, 320)}"
             why = self.explain(exercise)
             if why:
                 reason += f" [the chapter's tests say: {why}]"
@@ -88,7 +90,7 @@ class Grader:
         if status == "fail" and self.untouched(exercise):
             status = "not_done"
             reason = f"not done ({', '.join(exercise.files)} as handed out): {reason}"
-        entry.update(status=status, reason=one_line(reason, 600))
+        entry.update(status=status, reason=one_line(reason, 900))
 
     def self_check(self, exercise: Exercise, entry: dict) -> None:
         """A handout grading itself (a student's own `grade`, the handout's grade.yml): there are no answers to
