@@ -62,9 +62,10 @@ class InstructorBuilds:
                     shutil.rmtree(tree)
                 tree.mkdir(parents=True)
                 write_handout(self.course, tree, stubbed, git_commit=False)
-                # Your trees never share the compiler cache that students' builds write: a cached object is
-                # trusted by whoever reads it.
-                env = dict(self.env, CCACHE_DISABLE="1")
+                # Where students' code is built (a sandboxed grade or gradebook), your trees never share the
+                # compiler cache those builds write: a cached object is trusted by whoever reads it. Your own
+                # checks (handout --check, check-wrong: no sandbox, only your code) keep the cache.
+                env = dict(self.env, CCACHE_DISABLE="1") if self.options.sandbox else dict(self.env)
                 build = Build(tree, tree / "build", env, self.options.jobs, self.cmake_args)
                 build.sandbox = dataclasses.replace(self.options.sandbox, cache=None) if self.options.sandbox else None
                 ok, why = build.configure()
