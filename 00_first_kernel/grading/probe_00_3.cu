@@ -16,8 +16,12 @@
 // more at places from (nonce, repetition, another salt). A transpose finds in(r, c) at out[c·height + r],
 // a copy at out[r·width + c]: the same values for both variants, exactly. A result cached from an earlier
 // call misses the new values; work left out shows at the random places.
+// Before the warm-up, the exercise's side records what one transpose of the timed matrix enqueues (copy_2d's
+// and the other rungs' kernels named as theirs, and whether its own kernels use shared memory), carried as
+// `ran` in the done records for the grader to compare with the answer's.
 #include <algorithm>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "common/buffers.cuh"
@@ -25,6 +29,7 @@
 #include "common/device.cuh"
 #include "common/errors.hpp"
 #include "common/probe.hpp"
+#include "common/probe_record.cuh"
 #include "transpose_cases.cuh"
 
 namespace {
@@ -69,6 +74,22 @@ __global__ void gather(const Patch* patch, const float* out, unsigned width, uns
   samples[i] = out[transposed ? col * height + row : place];
 }
 
+// What one launch_transpose_shared of the timed matrix enqueues (common/probe_record.cuh: a stream capture,
+// not run), with copy_2d's kernel (the reference) and every other rung's named as theirs, and whether a kernel
+// of its own uses shared memory, as the task prescribes: the `ran` the grader compares with the answer's.
+std::vector<std::string> recorded_transpose(const Problem& p, const DeviceArrays& arrays, LaunchShape shape) {
+  course::Stream stream;
+  std::vector<course::probe::KnownKernels> known{{"a kernel of the reference (copy_2d)", {}},
+                                                 {"a kernel of another rung of the chapter", {}}};
+  for (const Variant& v : variants()) {
+    if (std::string(v.name) == "transpose_shared") continue;
+    auto kernels = course::probe::kernels_enqueued(stream.get(), [&] { v.launch(p, arrays, v.shape(p), stream.get()); });
+    known[std::string(v.name) == "copy_2d" ? 0 : 1].kernels.merge(kernels);
+  }
+  return course::probe::record_call(stream.get(), [&] { launch_transpose_shared(p, arrays, shape, stream.get()); },
+                                    known, true);
+}
+
 void run_timed(const course::probe::Options& options) {
   const std::size_t count = std::size_t{perf_width} * perf_height;
   course::DeviceBuffer<float> in(count), out(count), samples(sampled);
@@ -87,6 +108,8 @@ void run_timed(const course::probe::Options& options) {
   const bool transposed = variant != "reference";  // `none` reads back as the exercise would
   Patch host{};
   std::vector<float> back(sampled);
+  const std::vector<std::string> ran = variant == "exercise" ? recorded_transpose(p, arrays, shape)
+                                                             : std::vector<std::string>{};
 
   const auto repetition = [&](std::uint64_t nonce, int rep) -> std::vector<double> {
     const auto places = course::probe::places(nonce, rep, 0x7031, count, touched);
@@ -115,7 +138,7 @@ void run_timed(const course::probe::Options& options) {
     samples.download(back);  // synchronous: after the gather
     return std::vector<double>(back.begin(), back.end());
   };
-  course::probe::run_timed(options, course::probe::Tolerance::exact(), repetition);
+  course::probe::run_timed(options, course::probe::Tolerance::exact(), repetition, ran);
 }
 
 int body(int argc, char** argv) {

@@ -14,12 +14,12 @@
 // Timed (--time), at the perf size of exercises.json (critical_vs_triangle --cells 20 --threads 2,2:
 // 32,000 atoms of the default fcc system, a team of 2): the system is built once from the seed (lattice,
 // ±0.1 σ displacements, sorted by cell, half list with the default cut-off 2.5 and skin 0.3). Each
-// repetition moves 64 atoms, chosen from (nonce, repetition), to new places within 0.05 σ per component
-// of where they started (the atoms the previous repetition moved go back first, so that no pair leaves
-// the list's reach), then runs the variant (`exercise`: thread_arrays; `reference`: critical, exercises.json's
-// reference_variant; `none`: nothing) and returns the forces on the 64 moved atoms and on 64 more from
-// (nonce, repetition, another salt), x, y and z: 384 values, within 1e-10 of the force scale for both
-// variants (different summation orders). A force cached from an earlier call misses the moved atoms.
+// repetition moves every atom to a new place within 0.05 σ per component of where it started (chosen from
+// (nonce, repetition); no pair leaves the list's reach), then runs the variant (`exercise`: thread_arrays;
+// `reference`: critical, exercises.json's reference_variant; `none`: nothing) and returns the forces on 128
+// atoms chosen from (nonce, repetition), x, y and z, and the mean of every force component weighted from
+// (nonce, repetition): 385 values, within 1e-10 of the force scale for both variants (different summation
+// orders). No force of an earlier call, whole or in part, is of use: every atom moved.
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -106,25 +106,31 @@ void timed(const course::probe::Options& options) {
   const md::Variant* work = variant == "exercise" ? &thread_arrays()
                             : variant == "reference" ? md::find_variant("critical")
                                                      : nullptr;
-  std::vector<std::uint64_t> moved;  // the atoms the last repetition moved
   const auto repetition = [&](std::uint64_t nonce, int rep) -> std::vector<double> {
-    for (const std::uint64_t i : moved) position[i] = start[i];
-    moved = course::probe::places(nonce, rep, 0x7131, n, touched);
+    // Every atom moves, from where it started (so no pair leaves the list's reach): the forces of the last
+    // repetition are of no use, not even in part.
     course::probe::Random shift(course::probe::mix(course::probe::mix(nonce, static_cast<std::uint64_t>(rep)), 0x7132));
-    for (const std::uint64_t i : moved)
+    for (std::size_t i = 0; i < n; ++i)
       position[i] = {start[i].x + shift.uniform(-move, move), start[i].y + shift.uniform(-move, move),
                      start[i].z + shift.uniform(-move, move)};
     if (work != nullptr) work->compute(input, force, ws, threads);
-    std::vector<std::uint64_t> sampled = moved;
+    std::vector<std::uint64_t> sampled = course::probe::places(nonce, rep, 0x7131, n, touched);
     const auto more = course::probe::places(nonce, rep, 0x7133, n, touched);
     sampled.insert(sampled.end(), more.begin(), more.end());
     std::vector<double> checks;
-    checks.reserve(3 * sampled.size());
+    checks.reserve(3 * sampled.size() + 1);
     for (const std::uint64_t i : sampled) {
       checks.push_back(force[i].x);
       checks.push_back(force[i].y);
       checks.push_back(force[i].z);
     }
+    // Every force, weighted from (nonce, repetition) and averaged: each component within the tolerance
+    // keeps the mean within it too, and a force left out or stale moves it.
+    course::probe::Random weight(course::probe::mix(course::probe::mix(nonce, static_cast<std::uint64_t>(rep)), 0x7134));
+    double weighted = 0;
+    for (const md::Vec3& f : force)
+      for (const double component : {f.x, f.y, f.z}) weighted += weight.uniform(0.5, 1.0) * component;
+    checks.push_back(weighted / static_cast<double>(3 * n));
     return checks;
   };
   course::probe::run_timed(options, tolerance, repetition);

@@ -10,10 +10,13 @@
 // each be that far from the exact sum, in their own order of additions). It judges nothing.
 //
 // Timed (`--time exercise|reference|none`): reduce_divergence_exercise's perf case, n = 2^24 ints, block
-// 512. Each repetition sets the input at 64 places from the grader's nonce and the repetition (one small
-// copy and one small kernel), runs the sum (exercise: neighbored_less_x2; reference: neighbored_less,
-// exercises.json's reference_variant; none: no sum), waits, and returns the sum (as its high and low 32
-// bits, each exact in a double): the input changes every repetition, so no earlier sum passes.
+// 512, through the reduction chapters' shared timed mode (reduce_ladder/probe_cases.cuh, run_timed_sum): each
+// repetition restores the previous repetition's places and sets 64 new ones chosen from the grader's nonce
+// and the repetition, runs the sum (exercise: neighbored_less_x2; reference: neighbored_less,
+// exercises.json's reference_variant; none: no sum), waits, and returns the sum, exact: the input changes
+// every repetition, so no earlier sum passes. Before the warm-up, the exercise's side records what one sum
+// enqueues (the reference's kernels and neighbored's named as theirs), carried as `ran` in the done records
+// for the grader to compare with the answer's.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -30,6 +33,7 @@
 #include "common/device.cuh"
 #include "common/errors.hpp"
 #include "common/probe.hpp"
+#include "reduce_ladder/probe_cases.cuh"
 #include "reduce_divergence.hpp"
 
 namespace {
@@ -138,62 +142,12 @@ void verdict(const course::probe::Options& options, int sm_count) {
   cases.write(options.out);
 }
 
-// The timed repetition's small change to the input: input[places[j]] = values[j], one thread, in order.
-__global__ void set_places(int* input, const std::uint64_t* places, const int* values, int k) {
-  for (int j = 0; j < k; ++j) input[places[j]] = values[j];
-}
-
 void timed(const course::probe::Options& options, int sm_count) {
   // exercises.json perf: reduce_divergence_exercise --n 2^24 --block 512.
-  const std::size_t n = big;
-  const unsigned block = 512;
-  constexpr int k = 64;
-  const reduce::Variant& exercise = rung(reduce::divergence_exercise_variants(), "neighbored_less_x2");
-  const reduce::Variant& reference = rung(reduce::divergence_variants(), "neighbored_less");
-  const reduce::Variant* timed_rung = options.time_variant == "exercise"    ? &exercise
-                                      : options.time_variant == "reference" ? &reference
-                                                                            : nullptr;
-  const reduce::LaunchShape exercise_shape = exercise.shape(n, block, sm_count);
-  const reduce::LaunchShape reference_shape = reference.shape(n, block, sm_count);
-  reduce::Workspace workspace(std::max(reduce::scratch_bytes_for(exercise, n, exercise_shape),
-                                       reduce::scratch_bytes_for(reference, n, reference_shape)));
-  const reduce::LaunchShape shape = timed_rung == &exercise ? exercise_shape : reference_shape;
-
-  Random random(mix(options.seed, 0x0333));
-  std::vector<int> ints(n);
-  for (auto& x : ints) x = static_cast<int>(static_cast<long long>(random.below(5u << 29)) - (1LL << 30));
-  course::DeviceBuffer<int> input(n);
-  input.upload(ints);
-  course::DeviceBuffer<long long> result(1);
-  result.fill_bytes(0);
-  course::DeviceBuffer<std::uint64_t> places(k);
-  course::DeviceBuffer<int> values(k);
-  course::PinnedBuffer<std::uint64_t> host_places(k);
-  course::PinnedBuffer<int> host_values(k);
-  course::PinnedBuffer<long long> host_result(1);
-  course::Stream stream;
-
-  course::probe::run_timed(options, course::probe::Tolerance::exact(), [&](std::uint64_t nonce, int rep) {
-    const auto chosen = course::probe::places(nonce, rep, 0x1a, n, k);
-    Random draw(mix(mix(nonce, static_cast<std::uint64_t>(rep)), 0x7a1));
-    for (int j = 0; j < k; ++j) {
-      host_places[j] = chosen[j];
-      host_values[j] = static_cast<int>(static_cast<long long>(draw.below(5u << 29)) - (1LL << 30));
-    }
-    CUDA_CHECK(cudaMemcpyAsync(places.data(), host_places.data(), host_places.bytes(), cudaMemcpyHostToDevice,
-                               stream.get()));
-    CUDA_CHECK(cudaMemcpyAsync(values.data(), host_values.data(), host_values.bytes(), cudaMemcpyHostToDevice,
-                               stream.get()));
-    set_places<<<1, 1, 0, stream.get()>>>(input.data(), places.data(), values.data(), k);
-    CUDA_CHECK_LAUNCH();
-    if (timed_rung != nullptr) timed_rung->sum_int(input.data(), n, result.data(), shape, workspace, stream.get());
-    CUDA_CHECK(cudaMemcpyAsync(host_result.data(), result.data(), sizeof(long long), cudaMemcpyDeviceToHost,
-                               stream.get()));
-    stream.synchronize();
-    const long long sum = host_result[0];
-    // High and low 32 bits: each exact in a double (the sum itself can pass 2^53).
-    return std::vector<double>{static_cast<double>(sum >> 32), static_cast<double>(sum & 0xffffffffLL)};
-  });
+  const std::span<const reduce::Variant> tables[] = {reduce::divergence_variants(),
+                                                     reduce::divergence_exercise_variants()};
+  reduce::grading::run_timed_sum(options, rung(reduce::divergence_exercise_variants(), "neighbored_less_x2"),
+                                 rung(reduce::divergence_variants(), "neighbored_less"), tables, big, 512, sm_count);
 }
 
 int body(int argc, char** argv) {

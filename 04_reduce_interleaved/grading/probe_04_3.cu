@@ -10,7 +10,10 @@
 // interleaved_grid_stride, reference = interleaved (exercises.json "reference_variant"), none = everything
 // but the sum. Each repetition restores the previous repetition's places and sets 64 new ones chosen from
 // (nonce, rep) (one small kernel), runs the variant, synchronises and copies the sum back: the check is the
-// sum itself, exact (every perturbed place lands in it).
+// sum itself, exact (every perturbed place lands in it). Before the warm-up, the exercise's side records what
+// one sum of the timed input enqueues (grading::recorded_rung: the reference's kernels and every other rung's
+// named as theirs), carried as `ran` in the done records for the grader to compare with the answer's.
+#include <span>
 #include <string>
 #include <vector>
 
@@ -44,27 +47,9 @@ void verdict(const course::probe::Options& options, int sm_count) {
 }
 
 void timed(const course::probe::Options& options, int sm_count) {
-  const Variant& exercise = interleaved_exercise_variants()[0];
-  const Variant& reference = interleaved_variants()[0];
-  const Variant* chosen = options.time_variant == "exercise"    ? &exercise
-                          : options.time_variant == "reference" ? &reference
-                                                                : nullptr;
-  grading::TimedInput input(timed_n, options.seed);
-  course::DeviceBuffer<long long> result(1);
-  const LaunchShape exercise_shape = exercise.shape(timed_n, timed_block, sm_count);
-  const LaunchShape reference_shape = reference.shape(timed_n, timed_block, sm_count);
-  Workspace workspace(std::max(scratch_bytes_for(exercise, timed_n, exercise_shape),
-                               scratch_bytes_for(reference, timed_n, reference_shape)));
-  const LaunchShape shape = chosen == &exercise ? exercise_shape : reference_shape;
-  result.fill_bytes(0xff);
-  course::probe::run_timed(options, course::probe::Tolerance::exact(), [&](std::uint64_t nonce, int rep) {
-    input.perturb(nonce, rep);
-    if (chosen != nullptr) chosen->sum_int(input.data(), timed_n, result.data(), shape, workspace, nullptr);
-    CUDA_CHECK(cudaStreamSynchronize(nullptr));
-    long long sum = 0;
-    result.download(std::span<long long>(&sum, 1));
-    return std::vector<double>{static_cast<double>(sum)};  // |sum| < 2^53: exact
-  });
+  const std::span<const Variant> tables[] = {interleaved_variants(), interleaved_exercise_variants()};
+  grading::run_timed_sum(options, interleaved_exercise_variants()[0], interleaved_variants()[0], tables, timed_n,
+                         timed_block, sm_count);
 }
 
 int body(int argc, char** argv) {

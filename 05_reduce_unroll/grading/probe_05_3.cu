@@ -14,8 +14,11 @@
 // single_pass_x8, reference = cub_device_reduce (exercises.json "reference_variant"), none = everything but
 // the sum. Each repetition restores the previous repetition's places and sets 64 new ones chosen from
 // (nonce, rep) (one small kernel), runs the variant, synchronises and copies the sum back: the check is the
-// sum itself, exact (every perturbed place lands in it).
+// sum itself, exact (every perturbed place lands in it). Before the warm-up, the exercise's side records what
+// one sum of the timed input enqueues (grading::recorded_rung: CUB's kernels and the book rungs' named as
+// theirs), carried as `ran` in the done records for the grader to compare with the answer's.
 #include <cstring>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -133,27 +136,11 @@ void verdict(const course::probe::Options& options, int sm_count) {
 }
 
 void timed(const course::probe::Options& options, int sm_count) {
-  const Variant& exercise = rung(beyond_book_variants(), "single_pass_x8");
-  const Variant& reference = rung(library_variants(), "cub_device_reduce");
-  const Variant* chosen = options.time_variant == "exercise"    ? &exercise
-                          : options.time_variant == "reference" ? &reference
-                                                                : nullptr;
-  grading::TimedInput input(timed_n, options.seed);
-  course::DeviceBuffer<long long> result(1);
-  const LaunchShape exercise_shape = exercise.shape(timed_n, timed_block, sm_count);
-  const LaunchShape reference_shape = reference.shape(timed_n, timed_block, sm_count);
-  Workspace workspace(std::max(scratch_bytes_for(exercise, timed_n, exercise_shape),
-                               scratch_bytes_for(reference, timed_n, reference_shape)));
-  const LaunchShape shape = chosen == &exercise ? exercise_shape : reference_shape;
-  result.fill_bytes(0xff);
-  course::probe::run_timed(options, course::probe::Tolerance::exact(), [&](std::uint64_t nonce, int rep) {
-    input.perturb(nonce, rep);
-    if (chosen != nullptr) chosen->sum_int(input.data(), timed_n, result.data(), shape, workspace, nullptr);
-    CUDA_CHECK(cudaStreamSynchronize(nullptr));
-    long long sum = 0;
-    result.download(std::span<long long>(&sum, 1));
-    return std::vector<double>{static_cast<double>(sum)};  // |sum| < 2^53: exact
-  });
+  // The rungs the marked loop could hand its work to: the book's (the beyond-the-book rungs share the
+  // exercise's own kernel, persistent_kernel) and the library's.
+  const std::span<const Variant> tables[] = {unroll_variants(), library_variants()};
+  grading::run_timed_sum(options, rung(beyond_book_variants(), "single_pass_x8"),
+                         rung(library_variants(), "cub_device_reduce"), tables, timed_n, timed_block, sm_count);
 }
 
 int body(int argc, char** argv) {

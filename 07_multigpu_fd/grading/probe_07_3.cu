@@ -15,6 +15,9 @@
 // `steps_per_rep` leapfrog steps with the variant's rung (exercise: shared_tile, reference: naive_global,
 // none: no step), and returns u at those 64 cells and at 64 more chosen after the steps. The rungs are bit
 // for bit equal, so exercise and reference agree exactly.
+// Before the warm-up, the exercise's side records what one step enqueues (naive_global's, the other rungs'
+// and the tuning candidates' kernels named as theirs; whether its own kernels use shared memory), carried as
+// `ran` in the done records for the grader to compare with the answer's.
 //
 // The probe advances one slab of the whole mesh itself (no halo plan, no slab_rows): 07.1 and 07.2 do not
 // enter this exercise's verdict.
@@ -24,12 +27,14 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/check.cuh"
 #include "common/device.cuh"
 #include "common/errors.hpp"
 #include "common/probe.hpp"
+#include "common/probe_record.cuh"
 #include "decomposition.hpp"
 #include "kernels.cuh"
 #include "physics.hpp"
@@ -69,6 +74,8 @@ class SingleSlab {
   }
   Slab& slab() { return slab_; }
   int steps() const { return steps_; }
+  /// What the next step (no overlap) gives its rung's launcher.
+  StepArgs next_step_args() { return slab_.step_args(problem_, steps_, RowRange{0, slab_.layout().rows}); }
 
  private:
   Problem problem_;
@@ -178,6 +185,28 @@ __global__ void read_cells(const float* field, CellOffsets cells, float* out) {
   if (i < perturbed_cells + sampled_cells) out[i] = field[cells.offset[i]];
 }
 
+// What one shared_tile step of the timed mesh enqueues (common/probe_record.cuh: a stream capture, not run),
+// with naive_global's kernel (the reference) and every other rung's and tuning candidate's named as theirs, and
+// whether a kernel of its own uses shared memory, as the task prescribes: the `ran` the grader compares with
+// the answer's.
+std::vector<std::string> recorded_step(const StepArgs& args) {
+  course::Stream stream(cudaStreamNonBlocking);
+  const auto kernels_of = [&](StepLauncher launch) {
+    return course::probe::kernels_enqueued(stream.get(), [&] { launch(args, stream.get()); });
+  };
+  std::vector<course::probe::KnownKernels> known{{"a kernel of the reference (naive_global)", {}},
+                                                 {"a kernel of another rung of the ladder", {}}};
+  const StepLauncher exercise = find_variant("shared_tile").launch;
+  for (const Variant& v : variants()) {
+    if (v.launch == exercise) continue;
+    known[std::string_view(v.name) == "naive_global" ? 0 : 1].kernels.merge(kernels_of(v.launch));
+    if (v.candidates != nullptr)
+      for (const Variant& candidate : v.candidates())
+        if (candidate.launch != exercise) known[1].kernels.merge(kernels_of(candidate.launch));
+  }
+  return course::probe::record_call(stream.get(), [&] { exercise(args, stream.get()); }, known, true);
+}
+
 void timed(const Options& options, int device) {
   const Variant* variant = nullptr;
   if (options.time_variant == "exercise") variant = &find_variant("shared_tile");
@@ -202,6 +231,9 @@ void timed(const Options& options, int device) {
     return static_cast<std::uint64_t>(layout.index(static_cast<int>(cell % static_cast<std::uint64_t>(p.nx)),
                                                    static_cast<int>(cell / static_cast<std::uint64_t>(p.nx))));
   };
+
+  const std::vector<std::string> ran =
+      options.time_variant == "exercise" ? recorded_step(mesh.next_step_args()) : std::vector<std::string>{};
 
   course::probe::run_timed(options, Tolerance::exact(), [&](std::uint64_t nonce, int rep) {
     // New values in u (the field the next step reads) at cells chosen from (nonce, rep).
@@ -228,7 +260,7 @@ void timed(const Options& options, int device) {
     CUDA_CHECK(cudaMemcpyAsync(host_samples.data(), samples.data(), samples.bytes(), cudaMemcpyDeviceToHost, stream));
     CUDA_CHECK(cudaStreamSynchronize(stream));
     return std::vector<double>(host_samples.data(), host_samples.data() + host_samples.size());
-  });
+  }, ran);
 }
 
 int body(int argc, char** argv) {

@@ -78,7 +78,14 @@ using Repetition = std::function<std::vector<double>(std::uint64_t nonce, int re
 /// `ready` on stdout; then per `go <nonce>` line from stdin, `reps` calls and the `done` line carrying every
 /// repetition's checks and `tolerance`, until `quit` or the end of stdin. Throws UsageError on any other line,
 /// or when stdin ends before the first `go`.
-void run_timed(const Options& options, Tolerance tolerance, const Repetition& repetition);
+///
+/// `ran`: what the probe observed of the exercise's own call at the timed size before the warm-up (the kinds of
+/// work a stream capture of it records, what it allocated: see probe_record.cuh), carried in every `done`
+/// record. The grader compares the student's with the instructor's answer's: a timed call that hands its work
+/// to the reference, another rung or a library earns no time points, however fast. Empty for `reference` and
+/// `none`, and where the probe observes nothing.
+void run_timed(const Options& options, Tolerance tolerance, const Repetition& repetition,
+               const std::vector<std::string>& ran = {});
 
 /// Parses a probe's command line (one of --out or --time; --reps required with --time). `gpu` adds --device.
 /// Bad input: UsageError (exit 2) before any work.

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <span>
 #include <string>
 #include <utility>
@@ -18,6 +19,7 @@
 #include "common/buffers.cuh"
 #include "common/check.cuh"
 #include "common/probe.hpp"
+#include "common/probe_record.cuh"
 #include "reduce_ladder/ladder.hpp"
 
 namespace reduce::grading {
@@ -240,5 +242,66 @@ class TimedInput {
   std::uint64_t seed_;
   std::vector<unsigned> previous_;  // the places the last perturb() set (n < 2^32 here)
 };
+
+/// What the exercise rung's sum of `input` records (common/probe_record.cuh: a stream capture, not run), with
+/// the reference's kernels and those of every other rung of `tables` named as theirs: the `ran` of the done
+/// records, which the grader compares with the instructor's answer's. A rung that cannot be recorded (one that
+/// finishes on the host) names nothing.
+inline std::vector<std::string> recorded_rung(const Variant& exercise, const Variant& reference,
+                                              std::span<const std::span<const Variant>> tables, const int* input,
+                                              std::size_t n, unsigned block, int sm_count) {
+  std::size_t scratch = scratch_bytes_for(exercise, n, exercise.shape(n, block, sm_count));
+  for (const auto table : tables)
+    for (const auto& v : table) scratch = std::max(scratch, scratch_bytes_for(v, n, v.shape(n, block, sm_count)));
+  Workspace workspace(scratch);
+  course::DeviceBuffer<long long> result(1);
+  course::Stream stream;
+  const auto call = [&](const Variant& v) {
+    return [&v, &workspace, &result, &stream, input, n, block, sm_count] {
+      v.sum_int(input, n, result.data(), v.shape(n, block, sm_count), workspace, stream.get());
+    };
+  };
+  std::vector<course::probe::KnownKernels> known{
+      {std::string("a kernel of the reference (") + reference.name + ")", course::probe::kernels_enqueued(stream.get(), call(reference))},
+      {"a kernel of another rung of the ladder", {}}};
+  for (const auto table : tables)
+    for (const auto& v : table)
+      if (&v != &exercise && &v != &reference) known[1].kernels.merge(course::probe::kernels_enqueued(stream.get(), call(v)));
+  return course::probe::record_call(stream.get(), call(exercise), known);
+}
+
+/// The timed mode of a reduction optimize exercise (03.3, 04.3, 05.3): the exercise's rung or the reference
+/// sums the timed input (n ints, `block` threads per block) once per repetition, after perturb(); `none`
+/// perturbs and reads back only. The check is the sum itself, exact (every perturbed place lands in it).
+/// `tables`: every rung the exercise's code could hand its work to (recorded_rung).
+inline void run_timed_sum(const course::probe::Options& options, const Variant& exercise, const Variant& reference,
+                          std::span<const std::span<const Variant>> tables, std::size_t n, unsigned block,
+                          int sm_count) {
+  const Variant* chosen = options.time_variant == "exercise"    ? &exercise
+                          : options.time_variant == "reference" ? &reference
+                                                                : nullptr;
+  TimedInput input(n, options.seed);
+  const std::vector<std::string> ran =
+      chosen == &exercise ? recorded_rung(exercise, reference, tables, input.data(), n, block, sm_count)
+                          : std::vector<std::string>{};
+  course::DeviceBuffer<long long> result(1);
+  const LaunchShape exercise_shape = exercise.shape(n, block, sm_count);
+  const LaunchShape reference_shape = reference.shape(n, block, sm_count);
+  Workspace workspace(std::max(scratch_bytes_for(exercise, n, exercise_shape),
+                               scratch_bytes_for(reference, n, reference_shape)));
+  const LaunchShape shape = chosen == &exercise ? exercise_shape : reference_shape;
+  result.fill_bytes(0xff);
+  course::probe::run_timed(
+      options, course::probe::Tolerance::exact(),
+      [&](std::uint64_t nonce, int rep) {
+        input.perturb(nonce, rep);
+        if (chosen != nullptr) chosen->sum_int(input.data(), n, result.data(), shape, workspace, nullptr);
+        CUDA_CHECK(cudaStreamSynchronize(nullptr));
+        long long sum = 0;
+        result.download(std::span<long long>(&sum, 1));
+        return std::vector<double>{static_cast<double>(sum)};  // |sum| < 2^53: exact
+      },
+      ran);
+}
 
 }  // namespace reduce::grading
