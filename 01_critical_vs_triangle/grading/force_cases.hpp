@@ -1,8 +1,9 @@
 // What the grading probes of chapter 01 share (common/probe.hpp): systems of any atom count built from the
 // grader's seed, as the tests' fixture (tests/md_fixtures.hpp) builds them: a perturbed fcc lattice
-// (some atoms stored a whole box away) thinned at random to the count, sorted by cell, both lists, the
-// serial forces. Built here from course::probe::Random alone, so that both builds draw the same systems
-// and the probes need nothing of the test harness.
+// (some atoms stored a whole box away) thinned at random to the count, then sorted by cell with both lists
+// and the serial forces (src/force_case.hpp, which the tests use too). The random numbers come from
+// course::probe::Random alone, so that both builds draw the same systems and the probes need nothing of
+// the test harness.
 //
 // Forces are written raw, x, y, z per atom, with the tests' tolerance: every component within 1e-10 of the
 // force scale (the largest single pair force or, if larger, the largest serial force component; 1 when no
@@ -18,22 +19,13 @@
 #include <vector>
 
 #include "common/probe.hpp"
+#include "force_case.hpp"
 #include "forces.hpp"
 #include "md.hpp"
 
 namespace md_grading {
 
-/// A system of exactly `atoms` atoms with both lists, the serial forces and the force scale.
-struct ForceCase {
-  md::System system;
-  double cutoff = 0;
-  md::NeighbourList half, full;
-  std::vector<md::Vec3> reference;  ///< the serial strategy's forces
-  double scale = 0;                 ///< the tests' tolerance scale (see the file's comment)
-  md::ForceInput input(md::ListKind kind) const {
-    return {system.position, system.box, cutoff, kind == md::ListKind::full ? &full : &half};
-  }
-};
+using md::ForceCase;
 
 /// An fcc lattice at the default density, every atom displaced by up to ±amplitude per component, and
 /// some atoms stored a whole box or two away (the list must not care where an atom's image is stored).
@@ -61,28 +53,11 @@ inline ForceCase system_of(std::size_t atoms, course::probe::Random& random) {
   for (std::size_t i = keep.size(); i > 1; --i) std::swap(keep[i - 1], keep[random.below(i)]);  // Fisher-Yates
   keep.resize(atoms);
   std::sort(keep.begin(), keep.end());
-  ForceCase c;
-  c.system.box = s.box;
-  for (const std::size_t i : keep) {
-    c.system.position.push_back(s.position[i]);
-    c.system.velocity.push_back(s.velocity[i]);
-  }
-  const double reach = std::min(2.8, 0.49 * s.box);
-  c.cutoff = reach - std::min(0.3, 0.25 * reach);
-  md::wrap_and_sort_by_cell(c.system, reach);
-  c.half = md::build_neighbour_list(c.system, reach, md::ListKind::half, 2);
-  c.full = md::build_neighbour_list(c.system, reach, md::ListKind::full, 2);
-  c.reference.resize(atoms);
-  md::ForceWorkspace ws;
-  md::find_variant("serial")->compute(c.input(md::ListKind::half), c.reference, ws, 1);
-  c.scale = md::pair_force_scale(c.input(md::ListKind::half));
-  for (const md::Vec3& r : c.reference) c.scale = std::max({c.scale, std::abs(r.x), std::abs(r.y), std::abs(r.z)});
-  if (c.scale == 0) c.scale = 1;  // no interacting pair: every force is zero, compare absolutely
-  return c;
+  return md::force_case_of(s, keep);
 }
 
 /// The tests' absolute tolerance of one force component for the system `c`.
-inline course::probe::Tolerance force_tolerance(const ForceCase& c) { return {0.0, 1e-10 * c.scale}; }
+inline course::probe::Tolerance force_tolerance(const ForceCase& c) { return {0.0, 1e-10 * md::tolerance_scale(c)}; }
 
 /// Far from any force a strategy computes: an entry left as it was shows at once (NaN is written as "nan").
 inline std::vector<md::Vec3> poisoned(std::size_t atoms) {

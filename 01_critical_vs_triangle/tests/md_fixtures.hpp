@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "course_test_env.hpp"
+#include "force_case.hpp"
 #include "forces.hpp"
 #include "md.hpp"
 
@@ -48,20 +49,7 @@ inline md::System perturbed_lattice(int cells, double amplitude, unsigned seed =
   return s;
 }
 
-/// A system of exactly `atoms` atoms, sorted by cell, with both lists and the serial forces: the input
-/// every strategy test compares against.
-struct ForceCase {
-  md::System system;
-  double cutoff = 0;
-  md::NeighbourList half, full;
-  std::vector<md::Vec3> reference;  ///< the serial strategy's forces
-  double scale = 0;                 ///< pair_force_scale: the floor of force_error
-  md::ForceInput input(md::ListKind kind) const {
-    return {system.position, system.box, cutoff, kind == md::ListKind::full ? &full : &half};
-  }
-  /// force_error of `force` against the serial forces.
-  double error(const std::vector<md::Vec3>& force) const { return md::force_error(force, reference, scale); }
-};
+using md::ForceCase;
 
 /// The smallest perturbed lattice that holds `atoms`, with atoms drawn at random (from `seed`) removed
 /// until `atoms` are left: any count, not only the lattice's 4·cells³. Boxes too small for the usual
@@ -76,22 +64,7 @@ inline ForceCase force_case(std::size_t atoms, std::uint64_t seed) {
   std::shuffle(keep.begin(), keep.end(), rng);
   keep.resize(atoms);
   std::sort(keep.begin(), keep.end());
-  ForceCase c;
-  c.system.box = s.box;
-  for (const std::size_t i : keep) {
-    c.system.position.push_back(s.position[i]);
-    c.system.velocity.push_back(s.velocity[i]);
-  }
-  const double reach = std::min(2.8, 0.49 * s.box);
-  c.cutoff = reach - std::min(0.3, 0.25 * reach);
-  md::wrap_and_sort_by_cell(c.system, reach);
-  c.half = md::build_neighbour_list(c.system, reach, md::ListKind::half, 2);
-  c.full = md::build_neighbour_list(c.system, reach, md::ListKind::full, 2);
-  c.reference.resize(atoms);
-  md::ForceWorkspace ws;
-  md::find_variant("serial")->compute(c.input(md::ListKind::half), c.reference, ws, 1);
-  c.scale = md::pair_force_scale(c.input(md::ListKind::half));
-  return c;
+  return md::force_case_of(s, keep);
 }
 
 /// Atom counts a partition can get wrong: none to share out, fewer atoms than threads, one either side
@@ -112,9 +85,7 @@ inline std::vector<md::Vec3> poisoned(std::size_t atoms) {
 /// The first atom whose force differs from the serial one by more than `tolerance` of the scale that
 /// force_error uses, or force.size() when none does: what a failing check names.
 inline std::size_t first_wrong_atom(const ForceCase& c, const std::vector<md::Vec3>& force, double tolerance) {
-  double scale = c.scale;
-  for (const md::Vec3& r : c.reference) scale = std::max({scale, std::abs(r.x), std::abs(r.y), std::abs(r.z)});
-  if (scale == 0) scale = 1;  // no interacting pair: every force is zero, compare absolutely
+  const double scale = md::tolerance_scale(c);
   for (std::size_t i = 0; i < force.size(); ++i) {
     const md::Vec3 &f = force[i], &r = c.reference[i];
     const double worst = std::max({std::abs(f.x - r.x), std::abs(f.y - r.y), std::abs(f.z - r.z)});
