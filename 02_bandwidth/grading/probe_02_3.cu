@@ -153,68 +153,21 @@ std::set<const void*> other_copy_kernels(void* dst, const void* src, std::size_t
 void add_capture_cases(course::probe::Cases& cases, Buffers& b, std::uint64_t seed) {
   const std::size_t n = (std::size_t{16} << 20) + 5;
   course::Stream stream;
-  const auto record = [&](void (*launch)(void*, const void*, std::size_t, cudaStream_t), std::size_t src_offset,
-                          std::size_t dst_offset, cudaStreamCaptureMode mode, cudaGraph_t* graph) {
-    CUDA_CHECK(cudaStreamBeginCapture(stream.get(), mode));
-    bool threw = false;
-    try {
-      launch(b.dst.data() + pad + dst_offset, b.src.data() + src_offset, n, stream.get());
-    } catch (const std::exception&) {
-      threw = true;
-    }
-    const cudaError_t ended = cudaStreamEndCapture(stream.get(), graph);
-    if (ended != cudaSuccess || threw) {
-      (void)cudaGetLastError();  // a capture that ended in error is not sticky: clear it
-      if (ended == cudaSuccess && *graph != nullptr) CUDA_CHECK(cudaGraphDestroy(*graph));
-      *graph = nullptr;
-    }
-  };
-  const auto kernels_of = [](cudaGraph_t graph, std::vector<const void*>& kernels, std::set<std::string>& kinds) {
-    std::size_t count = 0;
-    CUDA_CHECK(cudaGraphGetNodes(graph, nullptr, &count));
-    std::vector<cudaGraphNode_t> nodes(count);
-    if (count > 0) CUDA_CHECK(cudaGraphGetNodes(graph, nodes.data(), &count));
-    for (cudaGraphNode_t node : nodes) {
-      cudaGraphNodeType type;
-      CUDA_CHECK(cudaGraphNodeGetType(node, &type));
-      if (type != cudaGraphNodeTypeKernel) {
-        kinds.insert("a node that is not a kernel (memcpy, memset, ...)");
-        continue;
-      }
-      cudaKernelNodeParams params{};
-      CUDA_CHECK(cudaGraphKernelNodeGetParams(node, &params));
-      kernels.push_back(params.func);
-    }
-  };
-
-  const std::set<const void*> others = other_copy_kernels(b.dst.data(), b.src.data(), n, stream.get());
+  const std::vector<course::probe::KnownKernels> known{
+      {"a kernel of the chapter's other copies", other_copy_kernels(b.dst.data(), b.src.data(), n, stream.get())}};
 
   for (const auto& [src_offset, dst_offset] : {std::pair<std::size_t, std::size_t>{0, 0}, {3, 3}, {1, 2}}) {
     const std::string name = "stream capture " + copy_label(n, src_offset, dst_offset);
-    bandwidth::launch_sm_copy(b.dst.data() + pad + dst_offset, b.src.data() + src_offset, n, stream.get());
+    const auto copy = [&, src_offset = src_offset, dst_offset = dst_offset] {
+      bandwidth::launch_sm_copy(b.dst.data() + pad + dst_offset, b.src.data() + src_offset, n, stream.get());
+    };
+    copy();
     stream.synchronize();
-    cudaGraph_t graph = nullptr;
-    record(&bandwidth::launch_sm_copy, src_offset, dst_offset, cudaStreamCaptureModeThreadLocal, &graph);
-    std::set<std::string> kinds;
+    const std::vector<std::string> kinds = course::probe::record_call(stream.get(), copy, known);
+    // The recording alone, replayed into a poisoned destination, is the whole copy.
     std::vector<unsigned char> window(pad + dst_offset + n + pad, 0);
-    if (graph == nullptr) {
-      kinds.insert("nothing recorded: the capture failed");
-    } else {
-      std::vector<const void*> kernels;
-      kernels_of(graph, kernels, kinds);
-      if (kernels.empty() && kinds.empty()) kinds.insert("nothing recorded: no node on the stream");
-      for (const void* kernel : kernels) {
-        const char* raw_name = nullptr;
-        CUDA_CHECK(cudaFuncGetName(&raw_name, kernel));
-        const std::string kernel_name = raw_name != nullptr ? raw_name : "";
-        if (others.count(kernel) != 0)
-          kinds.insert("a kernel of the chapter's other copies");
-        else if (kernel_name.find("3cub") != std::string::npos || kernel_name.find("6thrust") != std::string::npos)
-          kinds.insert("a CUB or Thrust kernel");
-        else
-          kinds.insert("a kernel of its own");
-      }
-      // The recording alone, replayed into a poisoned destination, is the whole copy.
+    cudaGraph_t graph = course::probe::capture_graph(stream.get(), copy, cudaStreamCaptureModeThreadLocal);
+    if (graph != nullptr) {
       cudaGraphExec_t exec = nullptr;
       CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
       CUDA_CHECK(cudaMemsetAsync(b.dst.data(), poison, window.size(), stream.get()));
@@ -224,7 +177,7 @@ void add_capture_cases(course::probe::Cases& cases, Buffers& b, std::uint64_t se
       CUDA_CHECK(cudaGraphExecDestroy(exec));
       CUDA_CHECK(cudaGraphDestroy(graph));
     }
-    cases.add_exact(name + ": kinds of node recorded", std::vector<std::string>(kinds.begin(), kinds.end()));
+    cases.add_exact(name + ": kinds of node recorded", kinds);
     add_window(cases, name + ": replayed alone", window, n, dst_offset, seed);
   }
 }

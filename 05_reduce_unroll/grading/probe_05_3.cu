@@ -28,6 +28,7 @@
 #include "common/device.cuh"
 #include "common/errors.hpp"
 #include "common/probe.hpp"
+#include "common/probe_record.cuh"
 #include "reduce_ladder/probe_cases.cuh"
 #include "reduce_unroll.hpp"
 
@@ -83,29 +84,14 @@ std::vector<std::string> recorded_launch(const Variant& v, int sm_count) {
   const LaunchShape shape = v.shape(n, 512, sm_count);
   Workspace workspace(scratch_bytes_for(v, n, shape));
   CUDA_CHECK(cudaDeviceSynchronize());
-  cudaGraph_t graph = nullptr;
-  CUDA_CHECK(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeThreadLocal));
-  v.sum_int(input.data(), n, result.data(), shape, workspace, stream.get());
-  CUDA_CHECK(cudaStreamEndCapture(stream.get(), &graph));
-  std::size_t count = 0;
-  CUDA_CHECK(cudaGraphGetNodes(graph, nullptr, &count));
-  std::vector<cudaGraphNode_t> nodes(count);
-  CUDA_CHECK(cudaGraphGetNodes(graph, nodes.data(), &count));
+  std::vector<course::probe::RecordedNode> nodes;
+  if (!course::probe::record_nodes(stream.get(), [&] { v.sum_int(input.data(), n, result.data(), shape, workspace, stream.get()); },
+                                   cudaStreamCaptureModeThreadLocal, nodes))
+    return {"not recorded: the launch could not be captured"};
   std::vector<std::string> recorded;
-  for (cudaGraphNode_t node : nodes) {
-    cudaGraphNodeType type;
-    CUDA_CHECK(cudaGraphNodeGetType(node, &type));
-    if (type != cudaGraphNodeTypeKernel) {
-      recorded.push_back("node type " + std::to_string(static_cast<int>(type)));
-      continue;
-    }
-    cudaKernelNodeParams params{};
-    CUDA_CHECK(cudaGraphKernelNodeGetParams(node, &params));
-    const char* name = nullptr;
-    CUDA_CHECK(cudaFuncGetName(&name, params.func));
-    recorded.push_back("kernel " + without_unit_id(name != nullptr ? name : ""));
-  }
-  CUDA_CHECK(cudaGraphDestroy(graph));
+  for (const course::probe::RecordedNode& node : nodes)
+    recorded.push_back(node.kernel == nullptr ? "node type " + std::to_string(static_cast<int>(node.type))
+                                              : "kernel " + without_unit_id(course::probe::kernel_name(node.kernel)));
   return recorded;
 #endif
 }

@@ -13,6 +13,7 @@
 
 #include "common/buffers.cuh"
 #include "common/check.cuh"
+#include "common/probe_record.cuh"
 #include "ladder_checks.cuh"
 #include "reduce_unroll.hpp"
 #include "unroll_load.cuh"
@@ -267,30 +268,16 @@ TEST_SUITE("exercise 05.3") {
       const LaunchShape shape = v.shape(n, 512, sm_count);
       Workspace workspace(scratch_bytes_for(v, n, shape));
       // Record the launch instead of running it, then look at what was recorded.
-      cudaGraph_t graph = nullptr;
-      CUDA_CHECK(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeThreadLocal));
-      v.sum_int(input.data(), n, result.data(), shape, workspace, stream.get());
-      CUDA_CHECK(cudaStreamEndCapture(stream.get(), &graph));
-      std::size_t count = 0;
-      CUDA_CHECK(cudaGraphGetNodes(graph, nullptr, &count));
-      std::vector<cudaGraphNode_t> nodes(count);
-      CUDA_CHECK(cudaGraphGetNodes(graph, nodes.data(), &count));
+      std::vector<course::probe::RecordedNode> nodes;
+      REQUIRE(course::probe::record_nodes(
+          stream.get(), [&] { v.sum_int(input.data(), n, result.data(), shape, workspace, stream.get()); },
+          cudaStreamCaptureModeThreadLocal, nodes));
       std::vector<std::string> kernels;
       unsigned others = 0;
-      for (cudaGraphNode_t node : nodes) {
-        cudaGraphNodeType type;
-        CUDA_CHECK(cudaGraphNodeGetType(node, &type));
-        if (type != cudaGraphNodeTypeKernel) {
-          ++others;
-          continue;
-        }
-        cudaKernelNodeParams params{};
-        CUDA_CHECK(cudaGraphKernelNodeGetParams(node, &params));
-        const char* name = nullptr;
-        CUDA_CHECK(cudaFuncGetName(&name, params.func));
-        kernels.emplace_back(name != nullptr ? name : "");
+      for (const course::probe::RecordedNode& node : nodes) {
+        if (node.kernel == nullptr) ++others;
+        else kernels.push_back(course::probe::kernel_name(node.kernel));
       }
-      CUDA_CHECK(cudaGraphDestroy(graph));
       INFO("rung ", v.name, ": ", kernels.size(), " kernel(s), first ", kernels.empty() ? "-" : kernels.front());
       CHECK(others == 0);
       REQUIRE(kernels.size() == 1);

@@ -13,9 +13,34 @@
 namespace course::probe {
 namespace {
 
-// Begins a capture, makes the call, ends the capture: the graph, or nullptr when nothing could be recorded
-// (the call threw, or did something a capture cannot hold). A failed capture leaves no sticky error.
-cudaGraph_t capture(cudaStream_t stream, const std::function<void()>& call, cudaStreamCaptureMode mode) {
+std::string node_kind(cudaGraphNodeType type) {
+  switch (type) {
+    case cudaGraphNodeTypeMemcpy: return "a copy node (cudaMemcpy*)";
+    case cudaGraphNodeTypeMemset: return "a memset node";
+    case cudaGraphNodeTypeHost: return "a host function node";
+    case cudaGraphNodeTypeMemAlloc: return "a device allocation node (cudaMallocAsync)";
+    case cudaGraphNodeTypeMemFree: return "a device free node (cudaFreeAsync)";
+    case cudaGraphNodeTypeGraph: return "a child graph node";
+    default: return "a node of another type (" + std::to_string(static_cast<int>(type)) + ")";
+  }
+}
+
+bool library_kernel(const void* kernel) {
+  const std::string name = kernel_name(kernel);
+  return name.find("3cub") != std::string::npos || name.find("6thrust") != std::string::npos;
+}
+
+std::string own_kernel_kind(const void* kernel, unsigned dynamic_shared, bool note_shared_memory) {
+  if (!note_shared_memory) return "a kernel of its own";
+  cudaFuncAttributes attributes{};
+  CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
+  return attributes.sharedSizeBytes + dynamic_shared > 0 ? "a kernel of its own, with shared memory"
+                                                         : "a kernel of its own, without shared memory";
+}
+
+}  // namespace
+
+cudaGraph_t capture_graph(cudaStream_t stream, const std::function<void()>& call, cudaStreamCaptureMode mode) {
   CUDA_CHECK(cudaStreamBeginCapture(stream, mode));
   bool threw = false;
   try {
@@ -33,57 +58,43 @@ cudaGraph_t capture(cudaStream_t stream, const std::function<void()>& call, cuda
   return graph;
 }
 
-std::vector<cudaGraphNode_t> nodes_of(cudaGraph_t graph) {
+bool record_nodes(cudaStream_t stream, const std::function<void()>& call, cudaStreamCaptureMode mode,
+                  std::vector<RecordedNode>& nodes) {
+  nodes.clear();
+  cudaGraph_t graph = capture_graph(stream, call, mode);
+  if (graph == nullptr) return false;
   std::size_t count = 0;
   CUDA_CHECK(cudaGraphGetNodes(graph, nullptr, &count));
-  std::vector<cudaGraphNode_t> nodes(count);
-  if (count > 0) CUDA_CHECK(cudaGraphGetNodes(graph, nodes.data(), &count));
-  nodes.resize(count);
-  return nodes;
-}
-
-std::string node_kind(cudaGraphNodeType type) {
-  switch (type) {
-    case cudaGraphNodeTypeMemcpy: return "a copy node (cudaMemcpy*)";
-    case cudaGraphNodeTypeMemset: return "a memset node";
-    case cudaGraphNodeTypeHost: return "a host function node";
-    case cudaGraphNodeTypeMemAlloc: return "a device allocation node (cudaMallocAsync)";
-    case cudaGraphNodeTypeMemFree: return "a device free node (cudaFreeAsync)";
-    case cudaGraphNodeTypeGraph: return "a child graph node";
-    default: return "a node of another type (" + std::to_string(static_cast<int>(type)) + ")";
+  std::vector<cudaGraphNode_t> handles(count);
+  if (count > 0) CUDA_CHECK(cudaGraphGetNodes(graph, handles.data(), &count));
+  handles.resize(count);
+  for (cudaGraphNode_t handle : handles) {
+    RecordedNode node;
+    CUDA_CHECK(cudaGraphNodeGetType(handle, &node.type));
+    if (node.type == cudaGraphNodeTypeKernel) {
+      cudaKernelNodeParams params{};
+      CUDA_CHECK(cudaGraphKernelNodeGetParams(handle, &params));
+      node.kernel = params.func;
+      node.dynamic_shared = params.sharedMemBytes;
+    }
+    nodes.push_back(node);
   }
+  CUDA_CHECK(cudaGraphDestroy(graph));
+  return true;
 }
 
-bool library_kernel(const void* kernel) {
+std::string kernel_name(const void* kernel) {
   const char* raw = nullptr;
   CUDA_CHECK(cudaFuncGetName(&raw, kernel));
-  const std::string name = raw != nullptr ? raw : "";
-  return name.find("3cub") != std::string::npos || name.find("6thrust") != std::string::npos;
+  return raw != nullptr ? raw : "";
 }
-
-std::string own_kernel_kind(const void* kernel, unsigned dynamic_shared, bool note_shared_memory) {
-  if (!note_shared_memory) return "a kernel of its own";
-  cudaFuncAttributes attributes{};
-  CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
-  return attributes.sharedSizeBytes + dynamic_shared > 0 ? "a kernel of its own, with shared memory"
-                                                         : "a kernel of its own, without shared memory";
-}
-
-}  // namespace
 
 std::set<const void*> kernels_enqueued(cudaStream_t stream, const std::function<void()>& call) {
   std::set<const void*> kernels;
-  cudaGraph_t graph = capture(stream, call, cudaStreamCaptureModeRelaxed);
-  if (graph == nullptr) return kernels;
-  for (cudaGraphNode_t node : nodes_of(graph)) {
-    cudaGraphNodeType type;
-    CUDA_CHECK(cudaGraphNodeGetType(node, &type));
-    if (type != cudaGraphNodeTypeKernel) continue;
-    cudaKernelNodeParams params{};
-    CUDA_CHECK(cudaGraphKernelNodeGetParams(node, &params));
-    kernels.insert(params.func);
-  }
-  CUDA_CHECK(cudaGraphDestroy(graph));
+  std::vector<RecordedNode> nodes;
+  if (!record_nodes(stream, call, cudaStreamCaptureModeRelaxed, nodes)) return kernels;
+  for (const RecordedNode& node : nodes)
+    if (node.kernel != nullptr) kernels.insert(node.kernel);
   return kernels;
 }
 
@@ -96,29 +107,24 @@ std::vector<std::string> record_call(cudaStream_t stream, const std::function<vo
   (void)note_shared_memory;
   return {"not recorded: debug build"};
 #else
-  cudaGraph_t graph = capture(stream, call, cudaStreamCaptureModeThreadLocal);
-  if (graph == nullptr)
+  std::vector<RecordedNode> nodes;
+  if (!record_nodes(stream, call, cudaStreamCaptureModeThreadLocal, nodes))
     return {"not recorded: the call could not be captured (it allocates, synchronises, or works outside its stream)"};
   std::set<std::string> kinds;
-  for (cudaGraphNode_t node : nodes_of(graph)) {
-    cudaGraphNodeType type;
-    CUDA_CHECK(cudaGraphNodeGetType(node, &type));
-    if (type != cudaGraphNodeTypeKernel) {
-      kinds.insert(node_kind(type));
+  for (const RecordedNode& node : nodes) {
+    if (node.type != cudaGraphNodeTypeKernel) {
+      kinds.insert(node_kind(node.type));
       continue;
     }
-    cudaKernelNodeParams params{};
-    CUDA_CHECK(cudaGraphKernelNodeGetParams(node, &params));
     const auto set = std::find_if(known.begin(), known.end(),
-                                  [&](const KnownKernels& k) { return k.kernels.count(params.func) != 0; });
+                                  [&](const KnownKernels& k) { return k.kernels.count(node.kernel) != 0; });
     if (set != known.end())
       kinds.insert(set->label);
-    else if (library_kernel(params.func))
+    else if (library_kernel(node.kernel))
       kinds.insert("a CUB or Thrust kernel");
     else
-      kinds.insert(own_kernel_kind(params.func, params.sharedMemBytes, note_shared_memory));
+      kinds.insert(own_kernel_kind(node.kernel, node.dynamic_shared, note_shared_memory));
   }
-  CUDA_CHECK(cudaGraphDestroy(graph));
   if (kinds.empty()) kinds.insert("nothing recorded: no work on the stream");
   return {kinds.begin(), kinds.end()};
 #endif

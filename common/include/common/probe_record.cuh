@@ -28,6 +28,27 @@
 
 namespace course::probe {
 
+/// One node of a recorded call: its type and, for a kernel node, the kernel and its dynamic shared memory.
+struct RecordedNode {
+  cudaGraphNodeType type = cudaGraphNodeTypeEmpty;
+  const void* kernel = nullptr;   ///< kernel nodes: the __global__ function
+  unsigned dynamic_shared = 0;    ///< kernel nodes: dynamic shared memory per block
+};
+
+/// The nodes `call` enqueues on `stream`, recorded by a stream capture in `mode` (not run; the graph is
+/// destroyed). False when nothing could be recorded: the call threw, or did something a capture cannot hold
+/// (in thread-local mode: allocate, synchronise, copy through the legacy stream; in any mode: a debug
+/// build's synchronising launch check). A failed capture leaves no sticky error.
+bool record_nodes(cudaStream_t stream, const std::function<void()>& call, cudaStreamCaptureMode mode,
+                  std::vector<RecordedNode>& nodes);
+
+/// The graph a stream capture in `mode` of `call` records (not run; the caller destroys it), or nullptr
+/// when nothing could be recorded (as record_nodes).
+cudaGraph_t capture_graph(cudaStream_t stream, const std::function<void()>& call, cudaStreamCaptureMode mode);
+
+/// The name the compiler gave `kernel` (mangled), as cudaFuncGetName reports it.
+std::string kernel_name(const void* kernel);
+
 /// The kernels one call enqueues on `stream` (a relaxed-mode capture, not run): what a known set is made of.
 /// Empty when the call cannot be recorded (a rung that finishes on the host; every launch of a debug build).
 std::set<const void*> kernels_enqueued(cudaStream_t stream, const std::function<void()>& call);
