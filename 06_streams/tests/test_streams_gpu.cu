@@ -47,15 +47,6 @@ const IssueOrder chapter_orders[] = {IssueOrder::depth_first, IssueOrder::stagge
 // Fresh inputs per grading run: the grader sets COURSE_SEED; a fixed seed otherwise (common's rule).
 unsigned course_seed() { return static_cast<unsigned>(course::testing::seed_from_env(6062u)); }
 
-// For the GPU cases of a CPU exercise (run without --gpu): true where a GPU is. Without one the case
-// says so and passes, unless REQUIRE_GPU=1 (a GPU machine must not pass by skipping).
-bool gpu_present() {
-  if (course::usable_device_count() > 0) return true;
-  const char* require = std::getenv("REQUIRE_GPU");
-  if (require != nullptr && std::strcmp(require, "1") == 0) FAIL("REQUIRE_GPU=1 but no usable CUDA device");
-  MESSAGE("no usable CUDA device: this case runs where one is present");
-  return false;
-}
 
 // How many of `n` floats differ bit for bit, and the first of them (n if none).
 struct Mismatch {
@@ -275,7 +266,7 @@ TEST_SUITE("gpu") {
 
 TEST_SUITE("exercise 06.1") {
   TEST_CASE("on one hardware queue breadth-first issue removes the false dependency (where a GPU is)") {
-    if (!gpu_present()) return;
+    if (!course::testing::gpu_present_for_cpu_exercise("the issue-order timeline is")) return;
     const auto& results = issue_order_results();
     // Every stream's first kernel runs at the same time as the others: nothing unrelated holds it back.
     const double spread = first_step_spread_ms(recorded(results, 1, 4, "breadth_first"), 3);
