@@ -13,20 +13,29 @@ the work (perturbation, synchronisation, read-back of the checks). Each side run
 student's probe in the student's build; the reference and `none` in the instructor's build; the untouched
 stub in a build of the instructor's tree with only that exercise as handed out. No student code runs in the
 processes timed for the reference, the stub or `none`.
+
+Two more layers (issue 30): every `done` record carries `ran`, what the probe observed of the exercise's own
+call before the warm-up (the kinds of work a capture of it records); the student's must be the instructor's
+answer's, or the timed call was not the exercise's own work (it handed it to the reference, a library or a
+copy) and earns no time points. And a side is frozen (SIGSTOP, every process of its tree) whenever it is not
+the one being clocked: a student's process cannot load the CPU while the reference, the stub or `none` run.
 """
 from __future__ import annotations
 
 import os
 import queue
 import secrets
+import signal
 import subprocess
 import threading
 import time
 
-from . import probe_check
+from . import probe_check, scoring
 
 READY_TIMEOUT_S = 300.0   # set-up and warm-up before `ready` (a 1 GiB buffer, CUDA's start-up)
 MAX_LINE = 16 << 20       # a `done` record longer than this is not read
+STOP_WAIT_S = 1.0         # how long pause() waits for one process to be stopped (one in the driver: until it returns)
+REASON_LIMIT = 400        # characters of a reason in the report (verdicts.grade_time's one_line)
 
 
 class TimedRunError(Exception):
@@ -73,12 +82,94 @@ def _next_line(lines: "queue.Queue[bytes | None]", deadline: float) -> bytes | N
         raise TimeoutError
 
 
+def _children(pid: int) -> list[int]:
+    """The children of every thread of `pid` (the kernel's view from here, inside sandboxes too)."""
+    found: list[int] = []
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return found
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/children") as listing:
+                found += [int(child) for child in listing.read().split()]
+        except (OSError, ValueError):
+            pass
+    return found
+
+
+def _is_stopped(pid: int) -> bool:
+    """Every thread of `pid` stopped (or gone)."""
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return True
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/stat") as stat:
+                state = stat.read().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if state not in ("T", "t", "Z", "X"):
+            return False
+    return True
+
+
+def _tree(root: int) -> list[int]:
+    """`root` and its descendants, parents before their children."""
+    order, seen, queue_ = [], set(), [root]
+    while queue_:
+        pid = queue_.pop(0)
+        if pid in seen:
+            continue
+        seen.add(pid)
+        order.append(pid)
+        queue_ += _children(pid)
+    return order
+
+
+def stop_tree(root: int) -> list[int]:
+    """SIGSTOP to `root` and every descendant, parents first, until a walk finds no process not stopped yet (a
+    child forked while its parent was being stopped is found by the next walk; a stopped process forks
+    nothing). Returns the stopped processes in the order they were stopped. The probe runs in bubblewrap's
+    own session and PID namespace, which a signal to the process group would not reach: the walk does."""
+    stopped: list[int] = []
+    tried: set[int] = set()
+    while True:
+        fresh = [pid for pid in _tree(root) if pid not in tried]
+        if not fresh:
+            return stopped
+        for pid in fresh:
+            tried.add(pid)
+            try:
+                os.kill(pid, signal.SIGSTOP)
+            except ProcessLookupError:
+                continue
+            except PermissionError:
+                pass  # not ours to stop (a set-uid sandbox's own process): its children still are
+            stopped.append(pid)
+            deadline = time.monotonic() + STOP_WAIT_S
+            while not _is_stopped(pid) and time.monotonic() < deadline:
+                time.sleep(0.001)
+
+
+def continue_tree(stopped: list[int]) -> None:
+    """SIGCONT to the processes stop_tree stopped, children first."""
+    for pid in reversed(stopped):
+        try:
+            os.kill(pid, signal.SIGCONT)
+        except OSError:
+            pass
+
+
 class TimedSession:
     """One timed probe process kept for every round of a grade: set up and warmed up once (before `ready`),
-    then clocked once per `go <nonce>` (`clock`). `close` sends `quit` and ends its process group."""
+    then clocked once per `go <nonce>` (`clock`). Between its clocks it is frozen (`pause`, `resume`): the
+    other sides are clocked meanwhile. `close` sends `quit` and ends its process group."""
 
     def __init__(self, cmd: list[str], env: dict | None, cwd: str, timeout: float):
         self.timeout = timeout
+        self.paused: list[int] | None = None
         self.process = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                         env=env, cwd=cwd, start_new_session=True)
         self.lines: "queue.Queue[bytes | None]" = queue.Queue()
@@ -103,8 +194,20 @@ class TimedSession:
         except TimeoutError:
             raise TimedRunError("timeout", f"the timed run was not ready within {min(READY_TIMEOUT_S, self.timeout):g} s")
 
+    def pause(self) -> None:
+        """Freezes the probe and every process it started (SIGSTOP), until `resume`."""
+        if self.paused is None:
+            self.paused = stop_tree(self.process.pid)
+
+    def resume(self) -> None:
+        if self.paused is not None:
+            continue_tree(self.paused)
+            self.paused = None
+
     def clock(self, nonce: int) -> tuple[float, dict]:
-        """Sends `go <nonce>`; returns (seconds to the first `done` record, that record). Raises TimedRunError."""
+        """Sends `go <nonce>`; returns (seconds to the first `done` record, that record). Raises TimedRunError.
+        A paused session is resumed first."""
+        self.resume()
         try:
             self.process.stdin.write(f"go {nonce}\n".encode())
             self.process.stdin.flush()
@@ -120,6 +223,8 @@ class TimedSession:
                     raise _ended(self.process.wait(), self.errors, "before its done record")
                 try:
                     return stopped - started, probe_check.parse_done(line.decode("utf-8", "replace"))
+                except probe_check.MalformedDone as error:
+                    raise TimedRunError("fail", str(error))
                 except probe_check.ProbeOutputError:
                     continue  # not a done record: the first one stops the clock
         except TimeoutError:
@@ -127,7 +232,8 @@ class TimedSession:
 
     def close(self, grace: float = 10.0) -> None:
         """The run's whole process group ends with it, after `grace` seconds to exit on its own (the sandbox's
-        PID namespace ends the rest)."""
+        PID namespace ends the rest). A paused session is resumed first, so that it can read `quit`."""
+        self.resume()
         try:
             self.process.stdin.write(b"quit\n")
             self.process.stdin.close()
@@ -179,12 +285,38 @@ def per_rep(seconds: float, none_seconds: float, reps: int) -> float:
     return max((seconds - none_seconds) / reps, 1e-6)
 
 
+class NotOwnWork(scoring.PerfFailure):
+    """The timed call did other work than the instructor's answer's (its `ran` differs): a fail that is not
+    about correctness."""
+
+    def __init__(self, reason: str):
+        super().__init__("fail", reason, correctness=False)
+
+
+def _shown(items: frozenset[str], limit: int) -> str:
+    text = "[" + ", ".join(sorted(items)) + "]"
+    return text if len(text) <= limit else text[:max(limit - 4, 1)] + "...]"
+
+
+def compare_ran(student: dict, answer: dict) -> str | None:
+    """Why the student's timed call is not the exercise's own work (its `ran` is not the answer's), or None.
+    At most REASON_LIMIT characters: the lists are shortened to fit."""
+    theirs, wanted = probe_check.ran(student), probe_check.ran(answer)
+    if theirs == wanted:
+        return None
+    words = ("the timed call is not the exercise's own work: a capture of it at the timed size recorded {}, the "
+             "instructor's answer records {}; the task wants this file's own code (its own kernels: no reference "
+             "rung, library, copy or other chapter's code)")
+    room = (REASON_LIMIT - len(words) + 4) // 2
+    return words.format(_shown(theirs, room), _shown(wanted, room))
+
+
 def measure(run_side, reps: int, points: int, metric: str):
     """Interleaved rounds by scoring's rule. `run_side(side, nonce)` -> (seconds, done record) for side in
-    SIDES (`answer`: the instructor's own answer, the anchor of what speed is plausible). The student's checks must match the reference's in every round (same nonce): a wrong answer in any
-    timed repetition means no time and no points. Returns scoring.Verdict; raises scoring.PerfFailure."""
-    from . import scoring  # the rule of the points
-
+    SIDES (`answer`: the instructor's own answer, the anchor of what speed is plausible). In every round (same
+    nonce) the student's checks must match the reference's (a wrong answer in any timed repetition means no
+    time and no points) and what the probe observed of the student's call (`ran`) must be what it observed of
+    the answer's (NotOwnWork otherwise). Returns scoring.Verdict; raises scoring.PerfFailure."""
     rounds: list[dict] = []
     while len(rounds) < scoring.MAX_ROUNDS:
         nonce = new_nonce()
@@ -202,6 +334,9 @@ def measure(run_side, reps: int, points: int, metric: str):
         if problems:
             raise scoring.PerfFailure("fail", "a timed repetition gave a wrong answer (inputs change every "
                                       f"repetition): {probe_check.summarize(problems)}")
+        delegated = compare_ran(clocked["student"][1], clocked["answer"][1])
+        if delegated:
+            raise NotOwnWork(delegated)
         none = clocked["none"][0]
         t = per_rep(clocked["student"][0], none, reps)
         t_ref = per_rep(clocked["reference"][0], none, reps)

@@ -132,14 +132,28 @@ def compare_checks(student: dict, reference: dict) -> list[str]:
     return problems
 
 
+class MalformedDone(ProbeOutputError):
+    """A `done` record (it stops the grader's clock) whose fields are not the protocol's."""
+
+
 def parse_done(line: str) -> dict:
+    """A `done` record: {"done": true, "checks": [...], "ran": [strings] (absent: none observed), ...}.
+    ProbeOutputError for a line that is not one; MalformedDone for one whose `ran` is not a list of strings."""
     try:
         done = json.loads(line)
     except (json.JSONDecodeError, RecursionError):
         raise ProbeOutputError("the timed run's last line is not its `done` record")
     if not isinstance(done, dict) or done.get("done") is not True or not isinstance(done.get("checks"), list):
         raise ProbeOutputError("the timed run's last line is not its `done` record")
+    ran = done.get("ran", [])
+    if not isinstance(ran, list) or not all(isinstance(item, str) for item in ran):
+        raise MalformedDone("malformed done record: its `ran` is not a list of strings")
     return done
+
+
+def ran(done: dict) -> frozenset[str]:
+    """What the probe observed of the exercise's own call (the done record's `ran`; absent: nothing)."""
+    return frozenset(done.get("ran", []))
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -43,11 +43,13 @@ RULE = ("optimize exercises: no performance points without correctness (Stanford
 
 
 class PerfFailure(Exception):
-    """A timed run that gave no timing: status (fail, timeout, needs_gpu, error) and one-line reason."""
+    """A timed run that gave no timing: status (fail, timeout, needs_gpu, error) and one-line reason.
+    `correctness`: a fail because an answer was wrong (the report says "no performance points without
+    correctness"); False for a fail of another kind (the timed call was not the exercise's own work)."""
 
-    def __init__(self, status: str, reason: str):
+    def __init__(self, status: str, reason: str, correctness: bool = True):
         super().__init__(reason)
-        self.status, self.reason = status, reason
+        self.status, self.reason, self.correctness = status, reason, correctness
 
 
 def points_for(points: int, ratio: float, stub_ratio: float) -> int:

@@ -1,21 +1,27 @@
 #!/usr/bin/env python3
 """Tests of scripts/course_lib/outside_timing.py (issue 30): the grader's clock around a timed probe, and the
 rounds that score it. Fake probes (small Python programs speaking the protocol of common/probe.hpp) play an
-honest submission, one that says `done` before the work, one that replays a cached answer, one that dies, and
-one that never answers.
+honest submission, one that says `done` before the work, one that replays a cached answer, one that dies, one
+that never answers, one whose `done` record is malformed, and one whose grandchild (in a session of its own,
+as bubblewrap's are) keeps working while its side should be frozen. The rounds refuse a timed call whose
+observed work (`ran`) is not the instructor's answer's.
 
     python3 scripts/tests/test_outside_timing.py [-v]
 """
 from __future__ import annotations
 
+import os
 import sys
 import tempfile
 import textwrap
+import time
 import unittest
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from course_lib import outside_timing, probe_check, scoring  # noqa: E402
+from course_lib import outside_timing, probe_check, sandbox, scoring  # noqa: E402
+
+BWRAP = sandbox.find_bwrap(Path(__file__).resolve().parent.parent.parent)
 
 FAKE = textwrap.dedent("""
     import json, sys, time
@@ -129,15 +135,160 @@ class SessionTests(unittest.TestCase):
             self.assertEqual(raised.exception.status, "fail")
 
 
+MALFORMED = textwrap.dedent("""
+    import sys
+    print("ready", flush=True)
+    sys.stdin.readline()
+    print('{"done": true, "checks": [[1.0]], "ran": "a kernel of its own"}', flush=True)
+    sys.stdin.readline()
+""")
+
+# A probe whose grandchild, in a session of its own (bubblewrap's --new-session: a signal to the probe's process
+# group does not reach it), appends a tick to a file every 10 ms, as a student's helper thread or process
+# slowing the other sides would. It ends when the probe has gone.
+TICKING = textwrap.dedent("""
+    import json, os, subprocess, sys, time
+    ticks, orphan, probe = sys.argv[1], sys.argv[2] == "orphan", os.getpid()
+    ticker = os.path.join(os.path.dirname(sys.argv[0]), "ticker.py")
+    # The middle process starts the ticker in a session of its own, then waits for it, or (orphan) exits: in
+    # a PID namespace the orphan is adopted by the namespace's init, still below the probe's process.
+    middle = ("import subprocess, sys; ticker = subprocess.Popen(sys.argv[2:], start_new_session=True); "
+              "sys.argv[1] == 'orphan' or ticker.wait()")
+    subprocess.Popen([sys.executable, "-c", middle, sys.argv[2], sys.executable, ticker, ticks, str(probe)])
+    deadline = time.monotonic() + 10
+    while not os.path.exists(ticks) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    print("ready", flush=True)
+    for line in sys.stdin:
+        if line.strip() == "quit":
+            break
+        nonce = int(line.split()[1])
+        print(json.dumps({"done": True, "nonce": str(nonce), "checks": [[1.0]]}), flush=True)
+""")
+TICKER = textwrap.dedent("""
+    import os, sys, time
+    ticks, probe = sys.argv[1], int(sys.argv[2])
+    end = time.monotonic() + 60
+    while time.monotonic() < end:
+        try:
+            os.kill(probe, 0)
+        except OSError:
+            break
+        with open(ticks, "a") as f:
+            f.write(".")
+        time.sleep(0.01)
+""")
+
+
+class FreezeTests(unittest.TestCase):
+    """A side is frozen while the others are clocked: its whole process tree, sessions of its own included."""
+
+    def test_a_malformed_done_record_fails_the_run(self):
+        with tempfile.TemporaryDirectory() as folder:
+            fake = Path(folder) / "malformed.py"
+            fake.write_text(MALFORMED)
+            session = outside_timing.TimedSession([sys.executable, str(fake)], None, folder, 20.0)
+            try:
+                with self.assertRaises(outside_timing.TimedRunError) as raised:
+                    session.clock(3)
+            finally:
+                session.close(grace=0.0)
+            self.assertEqual(raised.exception.status, "fail")
+            self.assertIn("malformed done record", raised.exception.reason)
+
+    def test_a_paused_session_does_no_work_not_even_in_a_grandchild_of_another_session(self):
+        self.frozen_while_paused(lambda cmd, folder: cmd, "parent", 3)  # the probe, the middle, the ticker
+
+    @unittest.skipIf(sandbox.probe(BWRAP), f"no sandbox here: {sandbox.probe(BWRAP)}")
+    def test_a_paused_sandbox_does_no_work_not_even_in_an_orphan_of_another_session(self):
+        # As the grader runs a probe: bubblewrap with a session and a PID namespace of its own; the orphan is
+        # adopted by the namespace's init, which the walk reaches (a signal to the process group would not).
+        def wrap(cmd, folder):
+            return [BWRAP, "--unshare-all", "--die-with-parent", "--new-session", "--ro-bind", "/", "/", "--proc",
+                    "/proc", "--dev", "/dev", "--bind", folder, folder, "--", *cmd]
+        self.frozen_while_paused(wrap, "orphan", 3)  # bubblewrap, its init, the probe, the orphan: 3 or more
+
+    def frozen_while_paused(self, wrap, mode: str, at_least: int):
+        with tempfile.TemporaryDirectory() as folder:
+            fake, ticks = Path(folder) / "ticking.py", Path(folder) / "ticks"
+            fake.write_text(TICKING)
+            (Path(folder) / "ticker.py").write_text(TICKER)
+            cmd = wrap([sys.executable, str(fake), str(ticks), mode], folder)
+            session = outside_timing.TimedSession(cmd, None, folder, 20.0)
+            try:
+                self.assertEqual(session.clock(7)[1]["nonce"], "7")
+                session.pause()
+                time.sleep(0.05)                    # a tick being written when the stop came lands
+                before = ticks.stat().st_size
+                time.sleep(0.4)
+                self.assertEqual(ticks.stat().st_size, before, "the grandchild ticked while its side was paused")
+                self.assertGreaterEqual(len(session.paused), at_least)
+                session.resume()
+                time.sleep(0.3)
+                self.assertGreater(ticks.stat().st_size, before, "the grandchild did not go on after resume")
+                session.pause()
+                _, done = session.clock(8)           # a paused session is resumed for its clock
+                self.assertEqual(done["nonce"], "8")
+                session.pause()
+            finally:
+                session.close()                      # paused: resumed first, then it reads `quit`
+            self.assertEqual(session.process.returncode, 0)
+
+    def test_stopping_a_tree_that_has_gone_is_harmless(self):
+        with tempfile.TemporaryDirectory() as folder:
+            fake = Path(folder) / "serving.py"
+            fake.write_text(SERVING)
+            session = outside_timing.TimedSession([sys.executable, str(fake)], None, folder, 20.0)
+            session.close()
+            pid = session.process.pid
+            self.assertFalse(os.path.exists(f"/proc/{pid}/task"))
+            session.pause()
+            session.resume()
+
+
 class RoundTests(unittest.TestCase):
-    def fake_sides(self, seconds: dict, wrong_student=False):
+    def fake_sides(self, seconds: dict, wrong_student=False, ran: dict | None = None):
         calls = []
 
         def run_side(side, nonce):
             calls.append(side)
             checks = [[float(nonce % 97)]] if not (wrong_student and side == "student") else [[-1.0]]
-            return seconds[side], {"done": True, "nonce": str(nonce), "checks": checks, "tolerance": "exact"}
+            done = {"done": True, "nonce": str(nonce), "checks": checks, "tolerance": "exact"}
+            if ran and side in ran:
+                done["ran"] = ran[side]
+            return seconds[side], done
         return run_side, calls
+
+    def test_a_timed_call_that_does_other_work_than_the_answer_earns_nothing(self):
+        # As fast as the reference and right, but what the probe saw of its call is the reference's kernel.
+        seconds = {"student": 1.1, "reference": 1.1, "stub": 3.1, "answer": 1.1, "none": 0.1}
+        run_side, _ = self.fake_sides(seconds, ran={"student": ["a kernel of the reference (naive_global)"],
+                                                    "answer": ["a kernel of its own, with shared memory"]})
+        with self.assertRaises(outside_timing.NotOwnWork) as raised:
+            outside_timing.measure(run_side, 10, 30, "s")
+        failure = raised.exception
+        self.assertEqual((failure.status, failure.correctness), ("fail", False))
+        self.assertIn("not the exercise's own work", failure.reason)
+        self.assertIn("[a kernel of the reference (naive_global)]", failure.reason)
+        self.assertIn("the instructor's answer records [a kernel of its own, with shared memory]", failure.reason)
+
+    def test_the_same_observed_work_in_any_order_is_the_answers(self):
+        seconds = {"student": 1.1, "reference": 1.1, "stub": 3.1, "answer": 1.1, "none": 0.1}
+        run_side, _ = self.fake_sides(seconds, ran={"student": ["b", "a"], "answer": ["a", "b"], "reference": []})
+        self.assertEqual(outside_timing.measure(run_side, 10, 30, "s").status, "pass")
+        # Absent (an old probe) is nothing observed: a student's extra work is still refused.
+        run_side, _ = self.fake_sides(seconds, ran={"student": ["a copy node (memcpy)"]})
+        with self.assertRaises(outside_timing.NotOwnWork):
+            outside_timing.measure(run_side, 10, 30, "s")
+
+    def test_long_observations_are_shortened_in_the_reason(self):
+        many = [f"a kernel of the reference rung number {i} with a long descriptive name" for i in range(40)]
+        seconds = {"student": 1.1, "reference": 1.1, "stub": 3.1, "answer": 1.1, "none": 0.1}
+        run_side, _ = self.fake_sides(seconds, ran={"student": many, "answer": ["a kernel of its own"]})
+        with self.assertRaises(outside_timing.NotOwnWork) as raised:
+            outside_timing.measure(run_side, 10, 30, "s")
+        self.assertLessEqual(len(raised.exception.reason), 400)
+        self.assertIn("...]", raised.exception.reason)
 
     def test_times_less_none_and_the_stub_rule(self):
         # reps 10: none 0.1 s; reference 1.1 s -> 0.1 s per rep; student 1.1 s -> ratio 1.0; stub 3.1 s -> 3.0

@@ -106,6 +106,20 @@ class TimedChecksTests(unittest.TestCase):
         self.assertTrue(probe_check.compare_checks(self.done("6", [[1.0]]), ref))
         self.assertTrue(probe_check.compare_checks(self.done("5", []), ref))
 
+    def test_parse_done_reads_ran_as_a_list_of_strings_or_nothing(self):
+        done = probe_check.parse_done('{"done": true, "checks": [], "ran": ["a kernel of its own", "a copy node"]}')
+        self.assertEqual(probe_check.ran(done), frozenset({"a kernel of its own", "a copy node"}))
+        self.assertEqual(probe_check.ran(probe_check.parse_done('{"done": true, "checks": []}')), frozenset())
+
+    def test_a_done_record_with_a_malformed_ran_is_refused_as_malformed(self):
+        # The student's process prints it: anything but a list of strings is a malformed done record (which
+        # stops the clock with a failure), never a done record whose `ran` is read as something else.
+        for ran in ('"a kernel of its own"', "[1]", '[["nested"]]', '{"a": 1}', "null", "[null]", "true"):
+            with self.subTest(ran), self.assertRaises(probe_check.MalformedDone) as raised:
+                probe_check.parse_done('{"done": true, "checks": [], "ran": ' + ran + '}')
+            self.assertIsInstance(raised.exception, probe_check.ProbeOutputError)
+            self.assertIn("malformed done record", str(raised.exception))
+
     def test_parse_done_refuses_other_lines(self):
         for line in ("ready", "{}", '{"done": false, "checks": []}', '{"done": true}', "[1]", "{" * 5000):
             with self.assertRaises(probe_check.ProbeOutputError):
