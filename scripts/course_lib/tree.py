@@ -22,7 +22,7 @@ METADATA_KEYS = ("id", "title", "kind", "points", "gpu", "difficulty", "minutes"
 # An optimize exercise's timing (verdicts.grade_time): its probe's timed repetitions per run, the untimed ones
 # before `ready`, and the exercises whose code its reference runs.
 PERF_KEYS = {"reps", "warmup"}
-PERF_OPTIONAL_KEYS = {"requires"}
+PERF_OPTIONAL_KEYS = {"requires", "forbid"}
 PERF_LIMITS = {"reps": (1, 100000), "warmup": (0, 1000)}
 CHAPTER_RE = re.compile(r"^(\d\d)_[A-Za-z0-9_]+$")
 MANIFEST = "scripts/course_lib/instructor_only.txt"
@@ -336,6 +336,12 @@ def perf_problems(entry: dict) -> list[str]:
                 problems.append("perf.requires must be a non-empty list of exercise ids (NN.k)")
             elif entry.get("id") in value:
                 problems.append("perf.requires must not name the exercise itself")
+            continue
+        if key == "forbid":
+            # Names the exercise's code must not use (own_work.py): identifiers, a trailing * for a prefix.
+            if (not isinstance(value, list) or not value
+                    or not all(isinstance(i, str) and re.fullmatch(r"[A-Za-z_]\w*\*?", i) for i in value)):
+                problems.append("perf.forbid must be a non-empty list of identifiers (a trailing * for a prefix)")
             continue
         low, high = PERF_LIMITS[key]
         if not _is_int(value) or not low <= value <= high:

@@ -9,7 +9,12 @@ An exercise with a grading probe (target probe_NN_k, common/include/common/probe
    exit code (`--error-exitcode`) says whether it found an error.
 3. **time** (optimize exercises): `outside_timing.measure`: the grader's clock around the timed repetitions of
    the student's build, the reference and `none` (instructor's build) and the untouched stub (the instructor's
-   tree with only this exercise as handed out), interleaved, answers checked in every round.
+   tree with only this exercise as handed out), interleaved, answers checked in every round. Before any of
+   it, own_work.refusal reads the exercise's own text in the student's files: code that names what it could
+   hand the timed work to (the reference, another rung, a library: exercises.json perf.forbid), asks whether
+   it is observed, or adds #define / #include / ## lines is not timed. While timed, what the probe observed of
+   the student's call (`ran`) must be what it observed of the answer's, and every side but the one being
+   clocked is frozen.
 
 The instructor's trees (the answers; the optimize exercises' stubs) live in the grade's work folder (or the gradebook's, shared by every student: built once),
 outside every sandbox that runs a student's code.
@@ -24,7 +29,7 @@ import shutil
 import threading
 from pathlib import Path
 
-from . import outside_timing, probe_check, scoring
+from . import outside_timing, own_work, probe_check, scoring
 from .build import Build, first_compiler_error, one_line
 from .handout import write_handout
 from .options import GradeOptions
@@ -207,6 +212,12 @@ def grade_time(exercise: Exercise, entry: dict, build: Build, instructor: Instru
     record = {"probe": probe_target(exercise.id), "reps": reps, "warmup": warmup, "metric": "s per repetition",
               "method": "grader's clock, go to done, less the instructor build's `none`", "rule": scoring.RULE}
     entry["perf"] = record
+    # The static layer, before any process starts: code that names the reference (or asks whether it is
+    # observed) is not timed. The instructor's tree says where the exercise's own text is.
+    refused = own_work.refusal(instructor.course, exercise, build.source, set(options.exercises))
+    if refused:
+        entry.update(status="fail", points=0, reason=one_line(refused, 400))
+        return
     answers = instructor.answers([probe_target(exercise.id)])
     stub = instructor.stub(exercise.id)
     for side, built in (("instructor's", answers), ("untouched stub's", stub)):
@@ -229,14 +240,22 @@ def grade_time(exercise: Exercise, entry: dict, build: Build, instructor: Instru
         # One process per side for every round: set up once, clocked once per round. Every side serves the same
         # rounds in the same order, so a probe whose inputs carry over from round to round (a wave field that
         # keeps evolving) gives every side the same inputs.
+        # Only the side being clocked runs: every other one is frozen (its whole process tree stopped), so
+        # that a student's process cannot load the machine while the reference, the stub or `none` is clocked.
         if side not in sessions:
             sessions[side] = start(side)
-        return sessions[side].clock(nonce)
+        session = sessions[side]
+        session.resume()
+        try:
+            return session.clock(nonce)
+        finally:
+            session.pause()
 
     try:
         verdict = outside_timing.measure(run_side, reps, exercise.points, "s per repetition")
     except scoring.PerfFailure as failure:
-        reason = failure.reason if failure.status != "fail" else f"{NO_PERF_POINTS}: {failure.reason}"
+        correctness = failure.status == "fail" and failure.correctness
+        reason = f"{NO_PERF_POINTS}: {failure.reason}" if correctness else failure.reason
         entry.update(status=failure.status, points=0, reason=one_line(reason, 400))
         return
     finally:

@@ -2,7 +2,10 @@
 """Verdicts from outside the student's process (course_lib/verdicts.py): run_probe's mapping of what a probe
 did (exit 77, a hang, a crash, output that is not the probe schema) to a status, with fake probes; and, on the
 fixture course, InstructorBuilds (the answers tree built once, its reference cases cached per seed) and
-check_correct (the answer key passes, a wrong answer fails by the case it gets wrong).
+check_correct (the answer key passes, a wrong answer fails by the case it gets wrong); and grade_time's layers
+against delegation (issue 30), with fakes: code that names the reference is refused before any timed process
+starts, a timed call that did other work than the answer's fails without the correctness prefix, and every
+side is resumed for its clock and frozen after it.
 
     python3 scripts/tests/test_verdicts.py [-v] [TestClass.test_name]
 """
@@ -18,7 +21,8 @@ from pathlib import Path
 
 sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parent.parent)]
 from kit_fixture import ENV, FixtureCase, edit  # noqa: E402
-from course_lib import verdicts  # noqa: E402
+from test_own_work import PATH, SOURCE, FakeCourse, FakeExercise  # noqa: E402
+from course_lib import outside_timing, scoring, verdicts  # noqa: E402
 from course_lib.build import Build  # noqa: E402
 from course_lib.handout import write_handout  # noqa: E402
 from course_lib.options import GradeOptions  # noqa: E402
@@ -90,6 +94,120 @@ class RunProbeTests(unittest.TestCase):
         self.out.parent.mkdir(parents=True)
         self.out.write_text(GOOD)
         self.assertEqual(self.run_fake("exit 0\n").reason, "the probe wrote no output file")
+
+
+class TimedFake:
+    """What grade_time needs of a Build for timing: a folder, a source tree, a probe path, no sandbox."""
+
+    def __init__(self, folder: Path):
+        self.folder = self.source = folder
+
+    def target_artifact(self, target: str) -> str:
+        return target
+
+    def sandboxed(self, cmd: list[str], writable: tuple = ()) -> list[str]:
+        return cmd
+
+
+class FakeInstructor:
+    def __init__(self, folder: Path):
+        self.course = FakeCourse(SOURCE)
+        self.folder, self.asked = folder, []
+
+    def answers(self, targets):
+        self.asked.append("answers")
+        return TimedFake(self.folder)
+
+    def stub(self, exercise_id):
+        self.asked.append("stub")
+        return TimedFake(self.folder)
+
+
+class GradeTimeTests(unittest.TestCase):
+    def setUp(self):
+        self.tmp = Path(tempfile.mkdtemp(prefix="course-grade-time-"))
+        self.exercise = FakeExercise("09.2", ["reference_sum"])
+        self.exercise.points = 30
+        self.instructor = FakeInstructor(self.tmp)
+        self.options = GradeOptions(["09.1", "09.2"], 31, 60.0, 2, False, None, threading.Lock())
+        handout = self.instructor.course.as_handed_out(PATH, {"09.1", "09.2"})
+        (self.tmp / PATH).parent.mkdir(parents=True)
+        self.write = lambda line: (self.tmp / PATH).write_text(handout.replace("  *out = slow_sum(in, n);", line))
+        self.write("  *out = 0; for (int i = 0; i < n; ++i) *out += in[i];")
+        self.patched = []
+
+    def tearDown(self):
+        for module, name, value in self.patched:
+            setattr(module, name, value)
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def patch(self, module, name, value):
+        self.patched.append((module, name, getattr(module, name)))
+        setattr(module, name, value)
+
+    def grade(self) -> dict:
+        entry = {"id": "09.2", "tests": []}
+        verdicts.grade_time(self.exercise, entry, TimedFake(self.tmp), self.instructor, self.options, dict(ENV))
+        return entry
+
+    def test_code_that_names_the_reference_is_refused_before_anything_is_built_or_timed(self):
+        self.write("  reference_sum(in, n, out);")
+
+        def no_timing(*args, **kwargs):
+            raise AssertionError("timed although the code names the reference")
+        self.patch(outside_timing, "measure", no_timing)
+        entry = self.grade()
+        self.assertEqual((entry["status"], entry["points"]), ("fail", 0))
+        self.assertTrue(entry["reason"].startswith("the exercise's code names `reference_sum` (line "), entry["reason"])
+        self.assertNotIn(verdicts.NO_PERF_POINTS, entry["reason"])
+        self.assertEqual(self.instructor.asked, [])  # not even the instructor's builds were asked for
+
+    def test_other_work_than_the_answers_fails_without_the_correctness_prefix(self):
+        def delegated(run_side, reps, points, metric):
+            raise outside_timing.NotOwnWork("the timed call is not the exercise's own work: ...")
+        self.patch(outside_timing, "measure", delegated)
+        entry = self.grade()
+        self.assertEqual((entry["status"], entry["points"]), ("fail", 0))
+        self.assertEqual(entry["reason"], "the timed call is not the exercise's own work: ...")
+
+        def wrong(run_side, reps, points, metric):
+            raise scoring.PerfFailure("fail", "a timed repetition gave a wrong answer")
+        self.patch(outside_timing, "measure", wrong)
+        self.assertEqual(self.grade()["reason"], f"{verdicts.NO_PERF_POINTS}: a timed repetition gave a wrong answer")
+
+    def test_each_side_runs_only_for_its_clock(self):
+        calls = []
+
+        class Session:
+            def __init__(self, cmd, env, cwd, timeout):
+                self.side = cmd[cmd.index("--time") + 1]
+                calls.append(("start", self.side))
+
+            def resume(self):
+                calls.append(("resume", self.side))
+
+            def pause(self):
+                calls.append(("pause", self.side))
+
+            def clock(self, nonce):
+                calls.append(("clock", self.side))
+                return 0.1, {"done": True, "checks": []}
+
+            def close(self):
+                calls.append(("close", self.side))
+
+        def two_rounds(run_side, reps, points, metric):
+            run_side("student", 1)
+            run_side("none", 1)
+            run_side("student", 2)
+            raise scoring.PerfFailure("error", "enough")
+        self.patch(outside_timing, "TimedSession", Session)
+        self.patch(outside_timing, "measure", two_rounds)
+        self.grade()
+        self.assertEqual(calls, [("start", "exercise"), ("resume", "exercise"), ("clock", "exercise"),
+                                 ("pause", "exercise"), ("start", "none"), ("resume", "none"), ("clock", "none"),
+                                 ("pause", "none"), ("resume", "exercise"), ("clock", "exercise"),
+                                 ("pause", "exercise"), ("close", "exercise"), ("close", "none")])
 
 
 class InstructorBuildTests(FixtureCase):

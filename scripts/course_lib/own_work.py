@@ -1,0 +1,372 @@
+"""The static layer against delegation (issue 30): names an optimize exercise's code must not use, read from
+the student's files before anything is timed, outside every process the student's code runs in.
+
+An optimize exercise is timed against a reference that is callable from the student's code (01.3's
+forces_critical, the reduce ladders' reference rungs, 02.3's cudaMemcpy, 05.3's CUB, 06.3's full-buffer
+pipeline, 07.3's naive_global). A timed call that hands its work to one of them is correct and as fast as the
+reference. The grading probe records what the call enqueues (the `ran` of its done records, compared with
+the instructor's answer's in outside_timing.measure); this module refuses, before that, the code that names
+what it could hand the work to, or that asks whether it is being observed (the probe's capture and its
+memory accounting), or that adds preprocessor lines that could hide such a name.
+
+What is read: the exercise's own editable text, that is, in each of its files, the lines between the
+handout's fixed text (the regions the instructor's tree marks, `BEGIN SOLUTION NN.k`); where the student
+changed the fixed text too, every line that differs from the handout. Comments are dropped (strings are
+kept: `asm("call forces_critical")`, an alias attribute's target or a mangled name in a string count),
+backslash-newline splices joined, universal character names (`\\u0061`) and the `%:` digraph read as what
+the compiler reads.
+
+What it does not see: a helper with a fresh name in another exercise's file, a name built at run time from
+pieces (dlsym is refused, so such a name has nowhere to go but the linker's own tables), and an indirect
+test of the capture (an operation a capture refuses). The probe's observation covers what the call does,
+whatever its names."""
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import re
+from pathlib import Path
+
+# Asking whether the call is observed (the probe captures it and accounts for its memory), or finding a
+# function by a name the scan cannot see: refused in every GPU optimize exercise. A trailing `*` is a
+# prefix (the _ptsz / _v2 / ByVersion spellings of one call).
+GPU_API = ("cudaStreamIsCapturing*", "cudaStreamGetCaptureInfo*", "cudaThreadExchangeStreamCaptureMode*",
+           "cuStreamIsCapturing*", "cuStreamGetCaptureInfo*", "cuThreadExchangeStreamCaptureMode*",
+           "cudaGetDriverEntryPoint*", "cuGetProcAddress*", "cudaMemGetInfo*", "cuMemGetInfo*")
+# Every optimize exercise: a symbol looked up at run time by a name in a string.
+ALWAYS = ("dlopen*", "dlsym*", "dlvsym*", "dlmopen*")
+# Preprocessor lines that could spell a refused name out of pieces or bring in text the scan does not read.
+DIRECTIVES = ("define", "undef", "include", "include_next", "import", "embed")
+
+IDENTIFIER = re.compile(r"\w+")
+UCN = re.compile(r"\\u([0-9A-Fa-f]{4})|\\U([0-9A-Fa-f]{8})")
+RAW_PREFIXES = ("R", "u8R", "uR", "UR", "LR")
+
+
+def patterns(exercise) -> list[str]:
+    """The names an exercise's code must not use: its exercises.json perf.forbid, the run-time look-ups, and
+    for a GPU exercise the questions whether it is observed."""
+    listed = list((exercise.perf or {}).get("forbid", []))
+    return listed + list(ALWAYS) + (list(GPU_API) if exercise.gpu else [])
+
+
+def matches(pattern: str, identifier: str) -> bool:
+    return identifier.startswith(pattern[:-1]) if pattern.endswith("*") else identifier == pattern
+
+
+# ---------------------------------------------------------------------------------------------------------
+# reading C/C++/CUDA text as the compiler's first phases do, keeping each character's line
+# ---------------------------------------------------------------------------------------------------------
+
+@dataclasses.dataclass
+class Source:
+    """A file's text after phases 1-3: comments gone (a space each), splices joined. `chars[i]` came from line
+    `lines[i]` (1-based) and lies in a string or character literal where `quoted[i]`."""
+    chars: list[str]
+    lines: list[int]
+    quoted: list[bool]
+
+    def tokens(self, first: int = 1, last: int | None = None):
+        """(identifier, line, in a literal) for every identifier on lines first..last, and, inside literals,
+        the names a mangled symbol holds (`_Z15forces_criticalv` names forces_critical)."""
+        text = "".join(self.chars)
+        for match in IDENTIFIER.finditer(text):
+            line = self.lines[match.start()]
+            if line < first or (last is not None and line > last) or match.group()[0].isdigit():
+                continue
+            quoted = self.quoted[match.start()]
+            yield match.group(), line, quoted
+            if quoted:
+                for name in mangled_names(match.group()):
+                    yield name, line, True
+
+    def logical_lines(self):
+        """(first physical line, text with literals kept, text with literals blanked) of each logical line."""
+        start = 0
+        text = "".join(self.chars)
+        code = "".join(" " if q and c != "\n" else c for c, q in zip(self.chars, self.quoted))
+        for end in [i for i, c in enumerate(text) if c == "\n"] + [len(text)]:
+            if start < len(text):
+                yield self.lines[start] if start < len(self.lines) else 0, text[start:end], code[start:end]
+            start = end + 1
+
+
+def mangled_names(token: str) -> list[str]:
+    """The <length><name> pieces of an Itanium-mangled symbol (`_ZN6forces15forces_criticalEv`)."""
+    names, i = [], 0
+    while i < len(token):
+        if token[i].isdigit() and (i == 0 or not token[i - 1].isdigit()):
+            j = i
+            while j < len(token) and token[j].isdigit():
+                j += 1
+            length = int(token[i:j])
+            if 0 < length <= len(token) - j:
+                names.append(token[j:j + length])
+            i = j
+        else:
+            i += 1
+    return names
+
+
+def _splice(text: str) -> tuple[str, list[int]]:
+    """Phase 2: backslash-newline splices go (a name split over two lines is one name); each character keeps
+    the physical line it came from."""
+    chars: list[str] = []
+    lines: list[int] = []
+    line, i = 1, 0
+    while i < len(text):
+        splice = 2 if text.startswith("\\\n", i) else 3 if text.startswith("\\\r\n", i) else 0
+        if splice:
+            line, i = line + 1, i + splice
+            continue
+        chars.append(text[i])
+        lines.append(line)
+        line += text[i] == "\n"
+        i += 1
+    return "".join(chars), lines
+
+
+def read_source(text: str) -> Source:
+    joined, lines = _splice(text)
+    source = Source([], [], [])
+
+    def emit(ch: str, at: int, in_literal: bool) -> None:
+        source.chars.append(ch)
+        source.lines.append(lines[at])
+        source.quoted.append(in_literal)
+
+    i, n = 0, len(joined)
+    while i < n:
+        c = joined[i]
+        if joined.startswith("//", i):
+            end = joined.find("\n", i)
+            i = n if end < 0 else end
+        elif joined.startswith("/*", i):
+            end = joined.find("*/", i + 2)
+            end = n if end < 0 else end + 2
+            emit(" ", i, False)
+            for k in range(i, end):  # keep the newlines: later lines keep their numbers
+                if joined[k] == "\n":
+                    emit("\n", k, False)
+            i = end
+        elif c == '"':
+            i = _raw_literal(joined, i, emit) or _literal(joined, i, '"', emit)
+        elif c == "'":
+            i = i + 1 if _digit_separator(joined, i) else _literal(joined, i, "'", emit)
+        elif c == "\\" and UCN.match(joined, i):
+            match = UCN.match(joined, i)
+            emit(chr(int(match.group(1) or match.group(2), 16)), i, False)
+            i = match.end()
+        elif joined.startswith("%:", i):  # the digraph of #
+            emit("#", i, False)
+            i += 2
+        else:
+            emit(c, i, False)
+            i += 1
+    return source
+
+
+def _raw_literal(text: str, i: int, emit) -> int | None:
+    """A raw string literal opening at the quote at i (R"delim( ... )delim"): emitted as written; the index
+    after it. None when the quote opens no raw literal."""
+    k = i
+    while k > 0 and (text[k - 1].isalnum() or text[k - 1] == "_"):
+        k -= 1
+    open_paren = text.find("(", i + 1, i + 18)
+    if text[k:i] not in RAW_PREFIXES or open_paren < 0 or re.search(r"[\s\\)]", text[i + 1:open_paren]):
+        return None
+    close = text.find(")" + text[i + 1:open_paren] + '"', open_paren + 1)
+    end = len(text) if close < 0 else close + open_paren - i + 1
+    for at in range(i, end):
+        emit(text[at], at, True)
+    return end
+
+
+def _digit_separator(text: str, i: int) -> bool:
+    """The ' at i separates digits (1'000'000): the token before it starts with a digit."""
+    k = i - 1
+    while k >= 0 and (text[k].isalnum() or text[k] in "_."):
+        k -= 1
+    return k + 1 < i and text[k + 1].isdigit()
+
+
+def _literal(text: str, i: int, quote: str, emit) -> int:
+    """Emits the literal opening at i (escapes read: \\u0061 is `a`); returns the index after it."""
+    emit(quote, i, True)
+    i += 1
+    while i < len(text) and text[i] != quote and text[i] != "\n":
+        if text[i] == "\\":
+            match = UCN.match(text, i)
+            if match:
+                emit(chr(int(match.group(1) or match.group(2), 16)), i, True)
+                i = match.end()
+                continue
+            emit(" ", i, True)
+            i += 2
+            continue
+        emit(text[i], i, True)
+        i += 1
+    if i < len(text) and text[i] == quote:
+        emit(quote, i, True)
+        i += 1
+    return i
+
+
+def directive(code_line: str) -> str | None:
+    """The directive name of a logical line (`define` for `  #  define X`), else None."""
+    match = re.match(r"\s*#\s*([A-Za-z_]\w*)", code_line)
+    return match.group(1) if match else None
+
+
+def normal(line: str) -> str:
+    return " ".join(line.split())
+
+
+# ---------------------------------------------------------------------------------------------------------
+# the student's editable text of one file
+# ---------------------------------------------------------------------------------------------------------
+
+@dataclasses.dataclass
+class Slot:
+    first: int              # 1-based lines of the student's file, inclusive
+    last: int
+    allowed: frozenset      # names the instructor's own code at this place uses (another exercise's region)
+
+
+def editable_slots(course, exercise, path: str, theirs: list[str], stubbed: set[str]) -> list[Slot]:
+    """The parts of the student's file (lines `theirs`) that are the student's: the places of the regions the
+    handout stubs, found between the handout's fixed text; where that text was changed too, every line that
+    differs from the handout (and the stub lines kept as handed out)."""
+    source = course.text(path) or ""
+    mine = source.split("\n")
+    pieces: list = [[]]          # fixed line lists and regions, alternating, starting and ending with fixed
+    position = 0
+    for region in course.regions.get(path, []):
+        pieces[-1].extend(mine[position:region.begin - 1])
+        if region.exercise in stubbed:
+            allowed = frozenset() if region.exercise == exercise.id else \
+                frozenset(t for t, _, _ in read_source("\n".join(region.solution)).tokens())
+            if len(pieces) >= 2 and not pieces[-1]:  # two regions with nothing between: one slot
+                pieces.pop()
+                kind, kept, lines = pieces.pop()
+                own = "own" if region.exercise == exercise.id or kind == "own" else "other"
+                pieces.append((own, kept & allowed, lines + region.stub))
+            else:
+                pieces.append(("own" if region.exercise == exercise.id else "other", allowed, list(region.stub)))
+            pieces.append([])
+        else:
+            pieces[-1].extend(region.solution)
+        position = region.end
+    pieces[-1].extend(mine[position:])
+    fixed = [p for p in pieces if isinstance(p, list)]
+    slots_meta = [p for p in pieces if not isinstance(p, list)]
+    found = _between_fixed(fixed, theirs)
+    if found is not None:
+        return [Slot(first + 1, last, allowed) for (first, last), (_, allowed, _) in zip(found, slots_meta)]
+    # The fixed text was changed: every line that differs from the handout, and stub lines kept as they were.
+    handout: list[str] = []
+    stub_lines: set[int] = set()
+    allowed_all: set[str] = set()
+    for piece in pieces:
+        if isinstance(piece, list):
+            handout.extend(piece)
+        else:
+            if piece[0] == "own":
+                stub_lines.update(range(len(handout), len(handout) + len(piece[2])))
+            allowed_all |= piece[1]
+            handout.extend(piece[2])
+    slots: list[Slot] = []
+    matcher = difflib.SequenceMatcher(None, handout, theirs, autojunk=False)
+    for tag, a0, a1, b0, b1 in matcher.get_opcodes():
+        if tag in ("replace", "insert"):
+            slots.append(Slot(b0 + 1, b1, frozenset(allowed_all)))
+        elif tag == "equal":
+            for offset in range(a1 - a0):
+                if a0 + offset in stub_lines:
+                    slots.append(Slot(b0 + offset + 1, b0 + offset + 1, frozenset()))
+    return slots
+
+
+def _between_fixed(fixed: list[list[str]], theirs: list[str]) -> list[tuple[int, int]] | None:
+    """The 0-based [first, last) line spans of `theirs` between the fixed pieces, in order, or None when the
+    pieces are not all there (the first at the start, the last at the end)."""
+    head, tail = fixed[0], fixed[-1]
+    if theirs[:len(head)] != head or len(theirs) < len(head) + (len(tail) if len(fixed) > 1 else 0):
+        return None
+    if len(fixed) == 1:
+        return [] if theirs == head else None
+    position = len(head)
+    spans = []
+    for piece in fixed[1:-1]:
+        at = _find(theirs, piece, position, len(theirs) - len(tail))
+        if at is None:
+            return None
+        spans.append((position, at))
+        position = at + len(piece)
+    end = len(theirs) - len(tail)
+    if end < position or theirs[end:] != tail:
+        return None
+    spans.append((position, end))
+    return spans
+
+
+def _find(lines: list[str], piece: list[str], start: int, limit: int) -> int | None:
+    for at in range(start, limit - len(piece) + 1):
+        if lines[at:at + len(piece)] == piece:
+            return at
+    return None
+
+
+# ---------------------------------------------------------------------------------------------------------
+# the verdict
+# ---------------------------------------------------------------------------------------------------------
+
+def refusal(course, exercise, tree: Path, stubbed: set[str]) -> str | None:
+    """Why the exercise's code in the student's `tree` is not timed (one line), or None. `course`: the
+    instructor's tree (its regions say where the student's text is); `stubbed`: the exercises the grade sets."""
+    forbidden = patterns(exercise)
+    for path in exercise.files:
+        try:
+            text = (tree / path).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue  # a missing file fails the build, not this check
+        handout = course.as_handed_out(path, stubbed) or ""
+        found = scan(course, exercise, path, text, handout, forbidden, stubbed)
+        if found:
+            return found
+    return None
+
+
+def scan(course, exercise, path: str, text: str, handout: str, forbidden: list[str], stubbed: set[str]) -> str | None:
+    slots = editable_slots(course, exercise, path, text.split("\n"), stubbed | {exercise.id})
+    source = read_source(text)
+    known = {normal(t) for _, t, c in read_source(handout).logical_lines() if directive(c) in DIRECTIVES}
+    for slot in slots:
+        for name, line, _ in source.tokens(slot.first, slot.last):
+            if name in slot.allowed:
+                continue
+            for pattern in forbidden:
+                if matches(pattern, name):
+                    return (f"the exercise's code names `{name}` (line {line} of {path}): the timed work must be "
+                            f"its own, so code that could hand it to {_what(pattern, exercise)} is not timed "
+                            "(0 time points)")
+        for line, full, code in source.logical_lines():
+            if not slot.first <= line <= slot.last:
+                continue
+            kind = directive(code)
+            if kind in DIRECTIVES and normal(full) not in known:
+                return (f"the exercise's code adds `{normal(full)[:80]}` (line {line} of {path}), which the handout "
+                        "does not have: new #define, #include and ## lines could hide a name the grader refuses, "
+                        "so the exercise is not timed (0 time points); write the code out in the file")
+            if "##" in code:
+                return (f"the exercise's code pastes tokens with ## (line {line} of {path}): it could hide a name "
+                        "the grader refuses, so the exercise is not timed (0 time points)")
+    return None
+
+
+def _what(pattern: str, exercise) -> str:
+    if pattern in ALWAYS:
+        return "a function found at run time by name"
+    if pattern in GPU_API:
+        return "other code, or that asks whether it is observed"
+    return "the reference, another rung, a library or other chapter code"
