@@ -16,10 +16,10 @@ kept: `asm("call forces_critical")`, an alias attribute's target or a mangled na
 backslash-newline splices joined, universal character names (`\\u0061`) and the `%:` digraph read as what
 the compiler reads.
 
-What it does not see: a helper with a fresh name in another exercise's file, a name built at run time from
-pieces (dlsym is refused, so such a name has nowhere to go but the linker's own tables), and an indirect
-test of the capture (an operation a capture refuses). The probe's observation covers what the call does,
-whatever its names."""
+What it does not see: a helper with a fresh name in another exercise's file, a function reached through a
+pointer another file exposes, and an indirect test of the capture (an operation a capture refuses). A name
+built at run time from pieces is of no use without a look-up by name (dlsym, cudaGetDriverEntryPoint:
+refused). The probe's observation covers what the call does, whatever its names."""
 from __future__ import annotations
 
 import dataclasses
@@ -67,8 +67,9 @@ class Source:
     quoted: list[bool]
 
     def tokens(self, first: int = 1, last: int | None = None):
-        """(identifier, line, in a literal) for every identifier on lines first..last, and, inside literals,
-        the names a mangled symbol holds (`_Z15forces_criticalv` names forces_critical)."""
+        """(identifier, line, in a literal) for every identifier on lines first..last, and the names a mangled
+        symbol holds (`_Z15forces_criticalv` names forces_critical), inside literals (an asm label) or as an
+        identifier of its own (an extern "C" declaration of the mangled name links to the function)."""
         text = "".join(self.chars)
         for match in IDENTIFIER.finditer(text):
             line = self.lines[match.start()]
@@ -76,7 +77,7 @@ class Source:
                 continue
             quoted = self.quoted[match.start()]
             yield match.group(), line, quoted
-            if quoted:
+            if quoted or match.group().startswith("_Z"):
                 for name in mangled_names(match.group()):
                     yield name, line, True
 

@@ -110,6 +110,7 @@ class ScanTests(unittest.TestCase):
         for spelling in ("  reference_\\\nsum(in, n, out);",                    # a backslash-newline splice
                          "  auto f = &reference_\\u0073um; f(in, n, out);",     # a universal character name
                          '  asm("call _ZN4demo13reference_sumEPKiiPx");',       # a mangled name in a string
+                         "  _ZN4demo13reference_sumEPKiiPx(in, n, out);",       # ... or declared extern "C"
                          '  const char* s = "// reference_sum"; use(s);',       # a string that holds //
                          "  auto r = R\"x(reference_sum)x\"; use(r);",          # a raw string
                          "  cudaMemcpy(out, in, n, cudaMemcpyDefault);",        # a prefix entry (cudaMemcpy*)
