@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import os
 import re
 from pathlib import Path
 
@@ -38,6 +39,19 @@ ALWAYS = ("dlopen*", "dlsym*", "dlvsym*", "dlmopen*")
 # Preprocessor lines that could spell a refused name out of pieces or bring in text the scan does not read.
 DIRECTIVES = ("define", "undef", "include", "include_next", "import", "embed")
 
+# A new `#include <...>` of the C++ standard library is no hiding place (a student's file of that name in the
+# tree would be, and is checked for): honest code needs <algorithm> or <cstdint> now and then.
+STANDARD_HEADERS = frozenset("""
+    algorithm any array atomic barrier bit bitset cassert cctype cerrno cfenv cfloat charconv chrono cinttypes
+    climits clocale cmath codecvt compare complex concepts condition_variable coroutine csetjmp csignal cstdarg
+    cstddef cstdint cstdio cstdlib cstring ctime cuchar cwchar cwctype deque exception execution expected
+    filesystem format forward_list fstream functional future initializer_list iomanip ios iosfwd iostream istream
+    iterator latch limits list locale map mdspan memory memory_resource mutex new numbers numeric optional ostream
+    print queue random ranges ratio regex scoped_allocator semaphore set shared_mutex source_location span
+    spanstream sstream stack stacktrace stdexcept stop_token streambuf string string_view syncstream system_error
+    thread tuple type_traits typeindex typeinfo unordered_map unordered_set utility valarray variant vector
+    version""".split())
+STANDARD_INCLUDE = re.compile(r"#\s*include\s*<([a-z_]+)>$")
 IDENTIFIER = re.compile(r"\w+")
 UCN = re.compile(r"\\u([0-9A-Fa-f]{4})|\\U([0-9A-Fa-f]{8})")
 RAW_PREFIXES = ("R", "u8R", "uR", "UR", "LR")
@@ -322,6 +336,18 @@ def _find(lines: list[str], piece: list[str], start: int, limit: int) -> int | N
 # the verdict
 # ---------------------------------------------------------------------------------------------------------
 
+def shadows(tree: Path | None, name: str) -> bool:
+    """True when the student's tree holds a file called `name` (outside build folders and .git): an include
+    of it by <name> could find that file before the standard library's."""
+    if tree is None:
+        return False
+    for folder, subfolders, files in os.walk(tree):
+        subfolders[:] = [d for d in subfolders if d not in ("build", ".git")]
+        if name in files:
+            return True
+    return False
+
+
 def refusal(course, exercise, tree: Path, stubbed: set[str]) -> str | None:
     """Why the exercise's code in the student's `tree` is not timed (one line), or None. `course`: the
     instructor's tree (its regions say where the student's text is); `stubbed`: the exercises the grade sets."""
@@ -332,13 +358,14 @@ def refusal(course, exercise, tree: Path, stubbed: set[str]) -> str | None:
         except OSError:
             continue  # a missing file fails the build, not this check
         handout = course.as_handed_out(path, stubbed) or ""
-        found = scan(course, exercise, path, text, handout, forbidden, stubbed)
+        found = scan(course, exercise, path, text, handout, forbidden, stubbed, tree)
         if found:
             return found
     return None
 
 
-def scan(course, exercise, path: str, text: str, handout: str, forbidden: list[str], stubbed: set[str]) -> str | None:
+def scan(course, exercise, path: str, text: str, handout: str, forbidden: list[str], stubbed: set[str],
+         tree: Path | None = None) -> str | None:
     slots = editable_slots(course, exercise, path, text.split("\n"), stubbed | {exercise.id})
     source = read_source(text)
     known = {normal(t) for _, t, c in read_source(handout).logical_lines() if directive(c) in DIRECTIVES}
@@ -355,6 +382,9 @@ def scan(course, exercise, path: str, text: str, handout: str, forbidden: list[s
             if not slot.first <= line <= slot.last:
                 continue
             kind = directive(code)
+            standard = STANDARD_INCLUDE.match(normal(full))
+            if standard and standard.group(1) in STANDARD_HEADERS and not shadows(tree, standard.group(1)):
+                continue
             if kind in DIRECTIVES and normal(full) not in known:
                 return (f"the exercise's code adds `{normal(full)[:80]}` (line {line} of {path}), which the handout "
                         "does not have: new #define, #include and ## lines could hide a name the grader refuses, "

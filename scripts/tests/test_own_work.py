@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import sys
+import tempfile
 import unittest
 from pathlib import Path
 
@@ -136,6 +137,21 @@ class ScanTests(unittest.TestCase):
                 self.assertIn("not timed", reason)
         # The handout's own #include, repeated in the student's text, is not new.
         self.assertIsNone(self.scan(self.with_line('#include "demo.hpp"\n  *out = 0;')))
+
+    def test_a_standard_header_may_be_included_unless_the_tree_shadows_it(self):
+        line = self.with_line("#include <algorithm>\n  *out = std::max(0LL, *out);")
+        self.assertIsNone(self.scan(line))
+        for other in ('#include "algorithm"', "#include <my_helpers.hpp>", "#include <cuda/std/algorithm>"):
+            with self.subTest(other):
+                self.assertIsNotNone(self.scan(self.with_line(other + "\n  *out = 0;")))
+        with tempfile.TemporaryDirectory() as tree:
+            (Path(tree) / "09_demo" / "src").mkdir(parents=True)
+            self.assertIsNone(own_work.scan(self.course, self.exercise, PATH, line, self.handout,
+                                            own_work.patterns(self.exercise), self.stubbed, Path(tree)))
+            (Path(tree) / "09_demo" / "src" / "algorithm").write_text("#define X reference_sum\n")
+            self.assertIn("#include <algorithm>", own_work.scan(self.course, self.exercise, PATH, line, self.handout,
+                                                                own_work.patterns(self.exercise), self.stubbed,
+                                                                Path(tree)) or "")
 
     def test_the_fixed_text_is_the_handouts_and_a_changed_file_is_read_line_by_line(self):
         # The declaration of reference_sum above the regions is the handout's: not the student's code.
