@@ -6,7 +6,8 @@ spelling a refused name (plainly, split by a backslash-newline, through a univer
 in an asm string, inside a string that holds //) is caught; a comment is not code; the text outside the
 regions is the handout's, and where the student changed it, every changed line is read. On the real course:
 no answer key trips its own list, and every listed name is a real one (in the course's code, or for the
-toolkit's and the C library's calls in their headers), so a typo cannot make a dead rule.
+toolkit's and the C library's calls in their headers), so a typo cannot make a dead rule; the known-wrong
+answers that delegate to the reference are refused in the words they expect.
 
     python3 scripts/tests/test_own_work.py [-v]
 """
@@ -239,6 +240,20 @@ class CourseTests(unittest.TestCase):
                 with self.subTest(exercise=exercise.id, name=pattern):
                     self.assertTrue(found, f"{exercise.id}: {pattern} names nothing in the course's code, the "
                                     "toolkit's headers or the C library's")
+
+    def test_the_known_wrong_delegations_are_refused_in_their_own_words(self):
+        # instructor/wrong/ answers that hand the work to the reference (expect: "must be its own") are right
+        # and as fast as the reference: only this layer (and the probe's `ran`) tells them apart.
+        from course_lib import known_wrong
+        delegations = [w for w in known_wrong.load_known_wrong(self.course) if "must be its own" in w.expect]
+        self.assertTrue(delegations)
+        for wrong in delegations:
+            exercise = self.course.exercises[wrong.exercise]
+            reasons = [own_work.scan(self.course, exercise, path, text, self.course.as_handed_out(path, {exercise.id}),
+                                     own_work.patterns(exercise), {exercise.id})
+                       for path, text in known_wrong.known_wrong_files(self.course, exercise, wrong).items()]
+            with self.subTest(wrong.path):
+                self.assertTrue(any(r and wrong.expect.lower() in r.lower() for r in reasons), reasons)
 
     def test_the_stub_of_00_3_is_refused_for_launching_00_2s_kernel(self):
         # The handout's 00.3 runs 00.2's transpose_naive; the exercise wants a kernel of its own instead.
