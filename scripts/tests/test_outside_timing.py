@@ -281,6 +281,23 @@ class RoundTests(unittest.TestCase):
         with self.assertRaises(outside_timing.NotOwnWork):
             outside_timing.measure(run_side, 10, 30, "s")
 
+    def test_less_than_the_answer_is_fine_but_not_without_its_own_kernel(self):
+        seconds = {"student": 1.1, "reference": 1.1, "stub": 3.1, "answer": 1.1, "none": 0.1}
+        answer = ["a kernel of its own", "a kernel of the reference (neighbored_less)"]
+        # Its own kernel without the given finish the answer shares with the reference: its own business.
+        run_side, _ = self.fake_sides(seconds, ran={"student": ["a kernel of its own"], "answer": answer})
+        self.assertEqual(outside_timing.measure(run_side, 10, 30, "s").status, "pass")
+        # The reference's kernels alone: the answer's own kernel is missing.
+        run_side, _ = self.fake_sides(seconds, ran={"student": ["a kernel of the reference (neighbored_less)"],
+                                                    "answer": answer})
+        with self.assertRaises(outside_timing.NotOwnWork):
+            outside_timing.measure(run_side, 10, 30, "s")
+        # Its own kernel, but without the shared memory the task prescribes.
+        run_side, _ = self.fake_sides(seconds, ran={"student": ["a kernel of its own, without shared memory"],
+                                                    "answer": ["a kernel of its own, with shared memory"]})
+        with self.assertRaises(outside_timing.NotOwnWork):
+            outside_timing.measure(run_side, 10, 30, "s")
+
     def test_long_observations_are_shortened_in_the_reason(self):
         many = [f"a kernel of the reference rung number {i} with a long descriptive name" for i in range(40)]
         seconds = {"student": 1.1, "reference": 1.1, "stub": 3.1, "answer": 1.1, "none": 0.1}
