@@ -28,6 +28,8 @@ import os
 import re
 from pathlib import Path
 
+from .regions import MarkerError, parse_regions, render
+
 # Asking whether the call is observed (the probe captures it and accounts for its memory), or finding a
 # function by a name the scan cannot see: refused in every GPU optimize exercise. A trailing `*` is a
 # prefix (the _ptsz / _v2 / ByVersion spellings of one call).
@@ -357,11 +359,23 @@ def refusal(course, exercise, tree: Path, stubbed: set[str]) -> str | None:
             text = (tree / path).read_text(encoding="utf-8", errors="replace")
         except OSError:
             continue  # a missing file fails the build, not this check
+        text = as_compiled(path, text)
         handout = course.as_handed_out(path, stubbed) or ""
         found = scan(course, exercise, path, text, handout, forbidden, stubbed, tree)
         if found:
             return found
     return None
+
+
+def as_compiled(path: str, text: str) -> str:
+    """The file as the grade compiles it. A tree that still holds solution markers (the answer key graded as a
+    submission, or a student who kept them) compiles each region's solution branch, not its `#else` stub: the
+    stub of 00.3 launches 00.2's transpose_naive, a name 00.3 refuses, in dead code."""
+    try:
+        marked = parse_regions(path, text)
+    except MarkerError:
+        return text
+    return render(text, marked, set()) if marked else text
 
 
 def scan(course, exercise, path: str, text: str, handout: str, forbidden: list[str], stubbed: set[str],

@@ -222,6 +222,14 @@ class CourseTests(unittest.TestCase):
                                            stubbed)
                     self.assertIsNone(reason, f"{exercise.id} ({len(stubbed)} stubbed): {reason}")
 
+    def test_the_instructors_tree_graded_as_a_submission_passes(self):
+        # The answer key is graded as it is (gradebook on the GPU machine): its files keep the solution markers
+        # and the #else stub branches, dead code the build never compiles (00.3's launches transpose_naive).
+        for exercise in self.optimize:
+            with self.subTest(exercise.id):
+                self.assertIsNone(own_work.refusal(self.course, exercise, ROOT, {exercise.id}))
+                self.assertIsNone(own_work.refusal(self.course, exercise, ROOT, set(self.course.exercises)))
+
     def test_every_listed_name_is_a_real_one(self):
         # The course's own names must be in its code; the toolkit's (cudaMemcpy*, cub, thrust, ...) and the C
         # library's (dlsym) in their headers, where those are installed.
