@@ -679,7 +679,7 @@ def _list_cells(doc, cells):
 
 # The grader's records of exercise 01.3 (results/<machine>/grading/: key.json grades the answer key,
 # handout.json the untouched handout, whose 01.3 IS the stub), read from the repository: times in seconds
-# per repetition (64 atoms moved, then one force evaluation of the perf size by a team of 2), clocked by
+# per repetition (every atom moved, then one force evaluation of the perf size by a team of 2), clocked by
 # the grader from outside the probe.
 GRADING_DIR = pathlib.Path(__file__).resolve().parent.parent / "results"
 
