@@ -26,6 +26,7 @@ import dataclasses
 import difflib
 import os
 import re
+import shutil
 from pathlib import Path
 
 from .regions import MarkerError, parse_regions, render
@@ -35,7 +36,13 @@ from .regions import MarkerError, parse_regions, render
 # prefix (the _ptsz / _v2 / ByVersion spellings of one call).
 GPU_API = ("cudaStreamIsCapturing*", "cudaStreamGetCaptureInfo*", "cudaThreadExchangeStreamCaptureMode*",
            "cuStreamIsCapturing*", "cuStreamGetCaptureInfo*", "cuThreadExchangeStreamCaptureMode*",
-           "cudaGetDriverEntryPoint*", "cuGetProcAddress*", "cudaMemGetInfo*", "cuMemGetInfo*")
+           "cudaGetDriverEntryPoint*", "cuGetProcAddress*", "cudaMemGetInfo*", "cuMemGetInfo*",
+           # a capture's own controls answer whether one is under way without failing it
+           "cudaStreamUpdateCaptureDependencies*", "cuStreamUpdateCaptureDependencies*", "cudaStreamBeginCapture*",
+           "cuStreamBeginCapture*", "cudaStreamEndCapture*", "cuStreamEndCapture*")
+# CPU optimize exercises: an asm label binds a declaration to any symbol by a string; honest CPU code has no
+# use for asm (GPU exercises may write PTX, and there the probe's capture still sees the kernels).
+CPU_ONLY = ("asm", "__asm", "__asm__")
 # Every optimize exercise: a symbol looked up at run time by a name in a string.
 ALWAYS = ("dlopen*", "dlsym*", "dlvsym*", "dlmopen*")
 # Preprocessor lines that could spell a refused name out of pieces or bring in text the scan does not read.
@@ -54,8 +61,12 @@ STANDARD_HEADERS = frozenset("""
     thread tuple type_traits typeindex typeinfo unordered_map unordered_set utility valarray variant vector
     version""".split())
 STANDARD_INCLUDE = re.compile(r"#\s*include\s*<([a-z_]+)>$")
+TOOLKIT_INCLUDE = re.compile(r"#\s*include\s*<([A-Za-z0-9_][A-Za-z0-9_./]*)>$")
+# `#define TILE 32`: an object-like macro whose body is numbers and operators only cannot spell a name.
+NUMERIC_DEFINE = re.compile(r"#\s*define\s+[A-Za-z_]\w*\s+([^A-Za-z_]*[0-9][^\n]*)$")
 IDENTIFIER = re.compile(r"\w+")
 UCN = re.compile(r"\\u([0-9A-Fa-f]{4})|\\U([0-9A-Fa-f]{8})")
+ESCAPE = re.compile(r"\\x([0-9A-Fa-f]+)|\\([0-7]{1,3})")
 RAW_PREFIXES = ("R", "u8R", "uR", "UR", "LR")
 
 
@@ -63,7 +74,7 @@ def patterns(exercise) -> list[str]:
     """The names an exercise's code must not use: its exercises.json perf.forbid, the run-time look-ups, and
     for a GPU exercise the questions whether it is observed."""
     listed = list((exercise.perf or {}).get("forbid", []))
-    return listed + list(ALWAYS) + (list(GPU_API) if exercise.gpu else [])
+    return listed + list(ALWAYS) + (list(GPU_API) if exercise.gpu else list(CPU_ONLY))
 
 
 def matches(pattern: str, identifier: str) -> bool:
@@ -167,7 +178,10 @@ def read_source(text: str) -> Source:
                     emit("\n", k, False)
             i = end
         elif c == '"':
+            glued = _glue_to_previous_literal(source)
             i = _raw_literal(joined, i, emit) or _literal(joined, i, '"', emit)
+            if glued:  # drop this literal's opening quote: the two literals read as one
+                del source.chars[glued], source.lines[glued], source.quoted[glued]
         elif c == "'":
             i = i + 1 if _digit_separator(joined, i) else _literal(joined, i, "'", emit)
         elif c == "\\" and UCN.match(joined, i):
@@ -181,6 +195,19 @@ def read_source(text: str) -> Source:
             emit(c, i, False)
             i += 1
     return source
+
+
+def _glue_to_previous_literal(source: Source) -> int:
+    """Where only blanks lie between the string literal read last and the one opening now, removes the last
+    one's closing quote and the blanks, and returns the index the new literal's opening quote will take (0: no
+    literal to glue to)."""
+    k = len(source.chars) - 1
+    while k >= 0 and source.chars[k] in " \t\n" and not source.quoted[k]:
+        k -= 1
+    if k < 1 or source.chars[k] != '"' or not source.quoted[k]:
+        return 0
+    del source.chars[k:], source.lines[k:], source.quoted[k:]
+    return k
 
 
 def _raw_literal(text: str, i: int, emit) -> int | None:
@@ -200,11 +227,14 @@ def _raw_literal(text: str, i: int, emit) -> int | None:
 
 
 def _digit_separator(text: str, i: int) -> bool:
-    """The ' at i separates digits (1'000'000): the token before it starts with a digit."""
+    """The ' at i separates digits (1'000'000): it lies inside a pp-number, the token before it starting with a
+    digit and a digit or letter right after it. Anything else opens a character literal, as the compiler reads
+    it (`1' R"('` is the number 1 and the literal ' R"(', not a raw string)."""
     k = i - 1
     while k >= 0 and (text[k].isalnum() or text[k] in "_."):
         k -= 1
-    return k + 1 < i and text[k + 1].isdigit()
+    after = text[i + 1] if i + 1 < len(text) else ""
+    return k + 1 < i and text[k + 1].isdigit() and (after.isalnum() or after == "_")
 
 
 def _literal(text: str, i: int, quote: str, emit) -> int:
@@ -213,9 +243,11 @@ def _literal(text: str, i: int, quote: str, emit) -> int:
     i += 1
     while i < len(text) and text[i] != quote and text[i] != "\n":
         if text[i] == "\\":
-            match = UCN.match(text, i)
-            if match:
-                emit(chr(int(match.group(1) or match.group(2), 16)), i, True)
+            match = UCN.match(text, i) or ESCAPE.match(text, i)
+            if match:  # \u0061, \x5f, \137: the character they spell, as a symbol name in a string holds it
+                code = int(match.group(1) or match.group(2), 16) if match.re is UCN else \
+                    int(match.group(1), 16) if match.group(1) else int(match.group(2), 8)
+                emit(chr(code) if 0 < code < 0x110000 else " ", i, True)
                 i = match.end()
                 continue
             emit(" ", i, True)
@@ -254,12 +286,16 @@ def editable_slots(course, exercise, path: str, theirs: list[str], stubbed: set[
     """The parts of the student's file (lines `theirs`) that are the student's: the places of the regions the
     handout stubs, found between the handout's fixed text; where that text was changed too, every line that
     differs from the handout (and the stub lines kept as handed out)."""
+    # Lines are compared as tokens separated by blanks: a student who re-indents the file or leaves trailing
+    # spaces has not changed the fixed text (else every line of it would be read as the student's).
+    theirs = [normal(line) for line in theirs]
     source = course.text(path) or ""
-    mine = source.split("\n")
+    mine = [normal(line) for line in source.split("\n")]
     pieces: list = [[]]          # fixed line lists and regions, alternating, starting and ending with fixed
     position = 0
     for region in course.regions.get(path, []):
         pieces[-1].extend(mine[position:region.begin - 1])
+        region_stub = [normal(line) for line in region.stub]
         if region.exercise in stubbed:
             allowed = frozenset() if region.exercise == exercise.id else \
                 frozenset(t for t, _, _ in read_source("\n".join(region.solution)).tokens())
@@ -267,12 +303,12 @@ def editable_slots(course, exercise, path: str, theirs: list[str], stubbed: set[
                 pieces.pop()
                 kind, kept, lines = pieces.pop()
                 own = "own" if region.exercise == exercise.id or kind == "own" else "other"
-                pieces.append((own, kept & allowed, lines + region.stub))
+                pieces.append((own, kept & allowed, lines + region_stub))
             else:
-                pieces.append(("own" if region.exercise == exercise.id else "other", allowed, list(region.stub)))
+                pieces.append(("own" if region.exercise == exercise.id else "other", allowed, region_stub))
             pieces.append([])
         else:
-            pieces[-1].extend(region.solution)
+            pieces[-1].extend(normal(line) for line in region.solution)
         position = region.end
     pieces[-1].extend(mine[position:])
     fixed = [p for p in pieces if isinstance(p, list)]
@@ -338,6 +374,27 @@ def _find(lines: list[str], piece: list[str], start: int, limit: int) -> int | N
 # the verdict
 # ---------------------------------------------------------------------------------------------------------
 
+def toolkit_include_dirs() -> list[Path]:
+    """The CUDA toolkit's include folders (cooperative_groups.h, cuda_pipeline.h, cuda/barrier, ...)."""
+    nvcc = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
+    root = Path(os.environ.get("CUDA_HOME") or Path(nvcc).resolve().parent.parent)
+    return [d for d in (root / "include", root / "include" / "cccl") if d.is_dir()]
+
+
+def toolkit_header(line: str, tree: Path | None) -> bool:
+    """`#include <path>` of a header the CUDA toolkit ships (not CUB's or Thrust's, whose names the lists
+    refuse anyway), that no file of the student's tree could shadow: honest GPU code includes
+    <cooperative_groups.h> or <cuda/pipeline>, and the text it brings in is the toolkit's, not the student's."""
+    match = TOOLKIT_INCLUDE.match(line)
+    if not match or match.group(1).split("/")[0] in ("cub", "thrust"):
+        return False
+    header = match.group(1)
+    if ".." in header.split("/"):
+        return False
+    return any((folder / header).is_file() for folder in toolkit_include_dirs()) and \
+        not shadows(tree, header.split("/")[-1])
+
+
 def shadows(tree: Path | None, name: str) -> bool:
     """True when the student's tree holds a file called `name` (outside build folders and .git): an include
     of it by <name> could find that file before the standard library's."""
@@ -359,7 +416,7 @@ def refusal(course, exercise, tree: Path, stubbed: set[str]) -> str | None:
             text = (tree / path).read_text(encoding="utf-8", errors="replace")
         except OSError:
             continue  # a missing file fails the build, not this check
-        text = as_compiled(path, text)
+        text = as_compiled(course, path, text)
         handout = course.as_handed_out(path, stubbed) or ""
         found = scan(course, exercise, path, text, handout, forbidden, stubbed, tree)
         if found:
@@ -367,15 +424,23 @@ def refusal(course, exercise, tree: Path, stubbed: set[str]) -> str | None:
     return None
 
 
-def as_compiled(path: str, text: str) -> str:
-    """The file as the grade compiles it. A tree that still holds solution markers (the answer key graded as a
-    submission, or a student who kept them) compiles each region's solution branch, not its `#else` stub: the
-    stub of 00.3 launches 00.2's transpose_naive, a name 00.3 refuses, in dead code."""
+def as_compiled(course, path: str, text: str) -> str:
+    """The file as the grade compiles it. The instructor's own tree (the answer key graded as a submission)
+    keeps the solution markers: each region compiles its solution branch, not its `#else` stub (00.3's stub
+    launches 00.2's transpose_naive, a name 00.3 refuses, in dead code). Only a file whose every marked region
+    keeps the instructor's stub branch exactly is read that way; any other marked file is read whole, both
+    branches, since the marker lines the scan splits on need not be what the compiler sees (an `#else` inside
+    a comment)."""
     try:
         marked = parse_regions(path, text)
     except MarkerError:
         return text
-    return render(text, marked, set()) if marked else text
+    if not marked:
+        return text
+    stubs = {(r.exercise, tuple(r.stub)) for r in course.regions.get(path, [])}
+    if all((r.exercise, tuple(r.stub)) in stubs for r in marked):
+        return render(text, marked, set())
+    return text
 
 
 def scan(course, exercise, path: str, text: str, handout: str, forbidden: list[str], stubbed: set[str],
@@ -398,6 +463,11 @@ def scan(course, exercise, path: str, text: str, handout: str, forbidden: list[s
             kind = directive(code)
             standard = STANDARD_INCLUDE.match(normal(full))
             if standard and standard.group(1) in STANDARD_HEADERS and not shadows(tree, standard.group(1)):
+                continue
+            if kind == "include" and toolkit_header(normal(full), tree):
+                continue
+            if kind == "define" and NUMERIC_DEFINE.match(normal(code)) and \
+                    all(t[0].isdigit() for t in IDENTIFIER.findall(NUMERIC_DEFINE.match(normal(code)).group(1))):
                 continue
             if kind in DIRECTIVES and normal(full) not in known:
                 return (f"the exercise's code adds `{normal(full)[:80]}` (line {line} of {path}), which the handout "

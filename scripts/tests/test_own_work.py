@@ -130,7 +130,8 @@ class ScanTests(unittest.TestCase):
 
     def test_new_preprocessor_lines_are_refused_those_of_the_handout_are_not(self):
         for line in ("#define SUM reference_\n  *out = 0;", "#include <dlfcn.h>\n  *out = 0;",
-                     "%:define SUM 1\n  *out = 0;", "  # /* spaced */ define SUM 1\n  *out = 0;",
+                     "%:define SUM(a) a\n  *out = 0;", "  # /* spaced */ define SUM x\n  *out = 0;",
+                     "#define SUM 1 + reference_sum\n  *out = 0;",
                      "  *out = a ## b;"):
             with self.subTest(line):
                 reason = self.scan(self.with_line(line))
@@ -142,7 +143,8 @@ class ScanTests(unittest.TestCase):
     def test_a_standard_header_may_be_included_unless_the_tree_shadows_it(self):
         line = self.with_line("#include <algorithm>\n  *out = std::max(0LL, *out);")
         self.assertIsNone(self.scan(line))
-        for other in ('#include "algorithm"', "#include <my_helpers.hpp>", "#include <cuda/std/algorithm>"):
+        for other in ('#include "algorithm"', "#include <my_helpers.hpp>", "#include <cub/cub.cuh>",
+                      "#include <cuda/../../../etc/passwd>"):
             with self.subTest(other):
                 self.assertIsNotNone(self.scan(self.with_line(other + "\n  *out = 0;")))
         with tempfile.TemporaryDirectory() as tree:
@@ -153,6 +155,31 @@ class ScanTests(unittest.TestCase):
             self.assertIn("#include <algorithm>", own_work.scan(self.course, self.exercise, PATH, line, self.handout,
                                                                 own_work.patterns(self.exercise), self.stubbed,
                                                                 Path(tree)) or "")
+
+    def test_numeric_defines_and_the_toolkits_headers_are_honest_code(self):
+        # `#define TILE 32` cannot spell a name; <cooperative_groups.h> is the toolkit's text, not the student's.
+        for line in ("#define TILE 32\n  *out = 0;", "#define MASK (0xffu << 2)\n  *out = 0;",
+                     "#include <cooperative_groups.h>\n  *out = 0;", "#include <cuda/pipeline>\n  *out = 0;"):
+            with self.subTest(line):
+                if "<" in line and not own_work.toolkit_include_dirs():
+                    continue  # no CUDA toolkit here to find the header in
+                self.assertIsNone(self.scan(self.with_line(line)))
+
+    def test_escapes_glued_literals_and_a_quote_after_a_number_read_as_the_compiler_reads_them(self):
+        # The red team's: a symbol spelled with \x5f or split over two literals (an asm label's string), and
+        # `1' R"('` (the number 1, then a character literal) hiding a #define behind a raw string that is none.
+        for line in ('  const char* s = "reference\\x5fsum";\n  *out = 0;',
+                     '  const char* s = "reference\\137sum";\n  *out = 0;',
+                     '  const char* s = "refer" "ence_sum";\n  *out = 0;',
+                     '  int q = 1\' R"(\';\n#define SUM(a, b) a##b\n  *out = 0;'):
+            with self.subTest(line):
+                self.assertIsNotNone(self.scan(self.with_line(line)))
+
+    def test_blank_changes_in_the_fixed_text_leave_it_fixed(self):
+        # Re-indenting the file or trailing blanks: the handout's own names in its fixed text stay the handout's.
+        handout = self.handout
+        respaced = "\n".join("  " + line + "  " for line in handout.split("\n"))
+        self.assertIsNone(self.scan(respaced))
 
     def test_the_fixed_text_is_the_handouts_and_a_changed_file_is_read_line_by_line(self):
         # The declaration of reference_sum above the regions is the handout's: not the student's code.
@@ -240,6 +267,8 @@ class CourseTests(unittest.TestCase):
         system_names = identifiers_in(headers)
         for exercise in self.optimize:
             for pattern in own_work.patterns(exercise):
+                if pattern in own_work.CPU_ONLY:
+                    continue  # the compiler's asm keywords, not names of code
                 found = any(own_work.matches(pattern, name) for name in course_names)
                 if not found and system_names:
                     found = any(own_work.matches(pattern, name) for name in system_names)
