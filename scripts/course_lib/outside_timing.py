@@ -82,35 +82,33 @@ def _next_line(lines: "queue.Queue[bytes | None]", deadline: float) -> bytes | N
         raise TimeoutError
 
 
-def _children(pid: int) -> list[int]:
-    """The children of every thread of `pid` (the kernel's view from here, inside sandboxes too)."""
-    found: list[int] = []
+def _task_files(pid: int, name: str) -> list[str]:
+    """/proc/PID/task/*/NAME of every thread of `pid` (the kernel's view from here, inside sandboxes too);
+    empty when the process is gone, a thread that ends meanwhile left out."""
     try:
         tasks = os.listdir(f"/proc/{pid}/task")
     except OSError:
-        return found
+        return []
+    texts = []
     for task in tasks:
         try:
-            with open(f"/proc/{pid}/task/{task}/children") as listing:
-                found += [int(child) for child in listing.read().split()]
-        except (OSError, ValueError):
+            with open(f"/proc/{pid}/task/{task}/{name}") as listing:
+                texts.append(listing.read())
+        except OSError:
             pass
-    return found
+    return texts
+
+
+def _children(pid: int) -> list[int]:
+    """The children of every thread of `pid`."""
+    return [int(child) for text in _task_files(pid, "children") for child in text.split() if child.isdigit()]
 
 
 def _is_stopped(pid: int) -> bool:
     """Every thread of `pid` stopped (or gone)."""
-    try:
-        tasks = os.listdir(f"/proc/{pid}/task")
-    except OSError:
-        return True
-    for task in tasks:
-        try:
-            with open(f"/proc/{pid}/task/{task}/stat") as stat:
-                state = stat.read().rsplit(")", 1)[1].split()[0]
-        except (OSError, IndexError):
-            continue
-        if state not in ("T", "t", "Z", "X"):
+    for stat in _task_files(pid, "stat"):
+        fields = stat.rsplit(")", 1)
+        if len(fields) == 2 and fields[1].split() and fields[1].split()[0] not in ("T", "t", "Z", "X"):
             return False
     return True
 
