@@ -293,35 +293,56 @@ void forces_full_list(const ForceInput& in, std::span<Vec3> f, ForceWorkspace& w
   }
 }
 
+/// The rows' separations are padded to a multiple of this many lanes (8 doubles: one AVX-512 register, two of
+/// AVX2, four of SSE2), so that the vector loop below runs whole vectors only.
+constexpr std::size_t kRowPadding = 8;
+
 // [vector_rows]
-/// Rows [begin, end) of a full list, one SIMD lane per neighbour: each lane loads its neighbour's
-/// position (a gather), computes the pair force and keeps it only inside the cut-off (a select, so every
-/// lane runs the same instructions), and the lanes' sums are added once per row. Nothing is written but
-/// f[i], so nothing conflicts and nothing needs a scatter. The plain pairs and the periodic-image tail
-/// are two loops, so that the first needs no minimum image.
+/// Row i of a full list, packed: the separations x_i − x_j of its neighbours copied into three contiguous
+/// arrays (sx, sy, sz), one neighbour at a time with plain loads, the pairs of the periodic-image tail (from
+/// image_from) through the minimum image; then padded to a multiple of kRowPadding with the separation
+/// (cutoff, cutoff, cutoff), whose r² = 3 cutoff² is outside the cut-off: its force is 0. Returns the padded
+/// length. Inlined into each clone of the function below.
+[[gnu::always_inline]] inline std::size_t pack_separations(const Vec3* __restrict x, std::size_t i, std::size_t first,
+                                                            std::size_t image_from, std::size_t end,
+                                                            const std::int32_t* __restrict neighbours, double box,
+                                                            double cutoff, double* __restrict sx, double* __restrict sy,
+                                                            double* __restrict sz) {
+  const double half_box = 0.5 * box, xi = x[i].x, yi = x[i].y, zi = x[i].z;
+  const std::size_t count = end - first, plain = image_from - first;
+  for (std::size_t k = 0; k < count; ++k) {
+    const Vec3& xj = x[neighbours[first + k]];
+    sx[k] = xi - xj.x, sy[k] = yi - xj.y, sz[k] = zi - xj.z;
+  }
+  for (std::size_t k = plain; k < count; ++k)
+    sx[k] = minimum_image(sx[k], box, half_box), sy[k] = minimum_image(sy[k], box, half_box),
+    sz[k] = minimum_image(sz[k], box, half_box);
+  const std::size_t padded = (count + kRowPadding - 1) / kRowPadding * kRowPadding;
+  for (std::size_t k = count; k < padded; ++k) sx[k] = sy[k] = sz[k] = cutoff;
+  return padded;
+}
+
+/// Rows [begin, end) of a full list, each in two passes: pack its separations (above), then one SIMD lane
+/// per neighbour computes the pair force from those contiguous arrays and keeps it only inside the cut-off
+/// (a select, so every lane runs the same instructions); the lanes' sums are added once per row. Nothing is
+/// written but f[i], so nothing conflicts and nothing needs a scatter. `row` holds 3 × `capacity` doubles,
+/// capacity ≥ the longest row rounded up to kRowPadding.
 MD_VECTOR_CLONES
 void accumulate_full_rows_vectorized(const Vec3* __restrict x, const std::size_t* __restrict offsets,
                                      const std::size_t* __restrict image_from, const std::int32_t* __restrict neighbours,
-                                     double box, double cutoff2, std::size_t begin, std::size_t end,
-                                     Vec3* __restrict f) {
-  const double half_box = 0.5 * box;
+                                     double box, double cutoff, std::size_t begin, std::size_t end, double* __restrict row,
+                                     std::size_t capacity, Vec3* __restrict f) {
+  const double cutoff2 = cutoff * cutoff;
+  double* __restrict sx = row;
+  double* __restrict sy = row + capacity;
+  double* __restrict sz = row + 2 * capacity;
   for (std::size_t i = begin; i < end; ++i) {
-    const double xi = x[i].x, yi = x[i].y, zi = x[i].z;
+    const std::size_t lanes =
+        pack_separations(x, i, offsets[i], image_from[i], offsets[i + 1], neighbours, box, cutoff, sx, sy, sz);
     double fx = 0, fy = 0, fz = 0;
 #pragma omp simd reduction(+ : fx, fy, fz)
-    for (std::size_t k = offsets[i]; k < image_from[i]; ++k) {
-      const Vec3 xj = x[neighbours[k]];
-      const double dx = xi - xj.x, dy = yi - xj.y, dz = zi - xj.z;
-      const double r2 = dx * dx + dy * dy + dz * dz;
-      const double sr2 = 1.0 / r2, sr6 = sr2 * sr2 * sr2;
-      const double fr = r2 < cutoff2 ? 48.0 * sr6 * (sr6 - 0.5) * sr2 : 0.0;
-      fx += dx * fr, fy += dy * fr, fz += dz * fr;
-    }
-#pragma omp simd reduction(+ : fx, fy, fz)
-    for (std::size_t k = image_from[i]; k < offsets[i + 1]; ++k) {
-      const Vec3 xj = x[neighbours[k]];
-      const double dx = minimum_image(xi - xj.x, box, half_box), dy = minimum_image(yi - xj.y, box, half_box),
-                   dz = minimum_image(zi - xj.z, box, half_box);
+    for (std::size_t k = 0; k < lanes; ++k) {
+      const double dx = sx[k], dy = sy[k], dz = sz[k];
       const double r2 = dx * dx + dy * dy + dz * dz;
       const double sr2 = 1.0 / r2, sr6 = sr2 * sr2 * sr2;
       const double fr = r2 < cutoff2 ? 48.0 * sr6 * (sr6 - 0.5) * sr2 : 0.0;
@@ -332,23 +353,29 @@ void accumulate_full_rows_vectorized(const Vec3* __restrict x, const std::size_t
 }
 // [vector_rows]
 
-/// full_list's work shared the same way, each thread's rows through the vectorized loop above.
+/// full_list's work shared the same way, each thread's rows through the vectorized loop above, packed into
+/// the thread's own buffer (kept in the workspace, allocated by the thread that uses it).
 void forces_full_list_vectorized(const ForceInput& in, std::span<Vec3> f, ForceWorkspace& ws, int threads) {
   const std::size_t n = f.size();
   ws.prepare(threads);
+  if (ws.row_buffers.size() < static_cast<std::size_t>(threads)) ws.row_buffers.resize(static_cast<std::size_t>(threads));
   const NeighbourList& list = *in.list;
   // No split (a list built without it, or a small box): every pair takes the minimum image, from the row's start.
   const std::size_t* image_from = list.image_from.empty() ? list.offsets.data() : list.image_from.data();
   const auto bounds = equal_partition(n, threads);
-  const double cutoff2 = in.cutoff * in.cutoff;
   const double t0 = omp_get_wtime();
 #pragma omp parallel num_threads(threads)
   {
     const int t = omp_get_thread_num();
     ThreadTimes& times = ws.times[static_cast<std::size_t>(t)];
     times.start = times.loop_begin = seconds_since(t0);
+    std::size_t longest = 0;
+    for (std::size_t i = bounds[t]; i < bounds[t + 1]; ++i) longest = std::max(longest, list.offsets[i + 1] - list.offsets[i]);
+    const std::size_t capacity = (longest + kRowPadding - 1) / kRowPadding * kRowPadding;
+    std::vector<double>& row = ws.row_buffers[static_cast<std::size_t>(t)];
+    if (row.size() < 3 * capacity) row.resize(3 * capacity);
     accumulate_full_rows_vectorized(in.position.data(), list.offsets.data(), image_from, list.neighbours.data(), in.box,
-                                    cutoff2, bounds[t], bounds[t + 1], f.data());
+                                    in.cutoff, bounds[t], bounds[t + 1], row.data(), capacity, f.data());
     times.compute_end = times.section_enter = times.section_exit = seconds_since(t0);
     times.particles = bounds[t + 1] - bounds[t];
   }
@@ -366,8 +393,8 @@ constexpr Variant variant_table[] = {
      forces_thread_arrays, ListKind::half, false},
     {"full_list", "full list, no Newton's third law: twice the pairs, no conflicting writes", forces_full_list,
      ListKind::full, false},
-    {"full_list_vectorized", "full list, one SIMD lane per neighbour (omp simd, a clone per vector width): no "
-     "scatter, no conflicts", forces_full_list_vectorized, ListKind::full, false, true},
+    {"full_list_vectorized", "full list, each row packed, then one SIMD lane per neighbour (omp simd, a clone per "
+     "vector width): no gather, no scatter, no conflicts", forces_full_list_vectorized, ListKind::full, false, true},
 };
 
 }  // namespace

@@ -38,6 +38,8 @@ struct ThreadTimes {
 /// triangle method's staircase step Δ for a given team size.
 struct ForceWorkspace {
   std::vector<std::vector<Vec3>> per_thread;
+  /// full_list_vectorized: each thread's packed row (three arrays of separations), reused from call to call.
+  std::vector<std::vector<double>> row_buffers;
   std::vector<ThreadTimes> times;
   int triangle_threads = 0;     ///< team size `triangle_step` was measured for (0: not yet)
   double triangle_step = 0;     ///< Δ = Tc / t_p, in particles
