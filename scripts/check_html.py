@@ -6,7 +6,8 @@ lines turned half of chapter 02's page into raw `\snippet`, `@section`, `@verbat
 check reads the built HTML and reports, one line each:
   - Doxygen commands or markers in the visible text outside code (\snippet, @ref, \ref, @section, @verbatim,
     \f$, \image, a {#id}, a Markdown table rule), and HTML tags or comments that were escaped into text
-    (`<tt>` shown as `<tt>`);
+    (`<tt>` shown as `<tt>`), and a backtick (a code span Doxygen left as text: one running over a line break,
+    or one inside a @ref label);
   - a heading of a source Markdown page that is not a heading of its HTML page (page -> file by the {#id}
     of its first line; \mainpage -> index.html);
   - a Markdown table whose rows did not all become rows of an HTML table (matched by its header);
@@ -37,7 +38,9 @@ COMMAND = re.compile(r"(?<![\w\\@])[\\@](snippet|ref|section|subsection|subsubse
                      r"endcode|image|page|mainpage|anchor|include|dontinclude|copydoc)\b|\\f[$\[\]]")
 ESCAPED_TAG = re.compile(r"</?(tt|b|i|em|strong|code|kbd|br|sub|sup|a|img|table|tr|td|th|div|span|p|ul|ol|li|pre|"
                          r"small|h[1-6])(\s[^<>]*)?/?>|<!--", re.I)
-MARKDOWN_LEFTOVER = re.compile(r"\{#[\w-]+\}|^\s*\|?\s*:?-{3,}:?\s*\||```")
+# A backtick in the visible text outside code is a code span Doxygen did not render (one that runs over a line
+# break, or one inside a @ref label).
+MARKDOWN_LEFTOVER = re.compile(r"\{#[\w-]+\}|^\s*\|?\s*:?-{3,}:?\s*\||`")
 TABLE_RULE = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)+\|?\s*$")
 HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 EXTERNAL = re.compile(r"^(https?:|mailto:|ftp:|javascript:|data:|//)", re.I)  # not checked (no network)

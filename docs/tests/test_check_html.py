@@ -2,7 +2,7 @@
 """scripts/check_html.py can fail: a page broken the way chapter 02's was (a @ref label split over two
 lines makes Doxygen 1.9 print the rest of the page as raw markup, with zero warnings) must be reported,
 with the command, the lost heading and the lost table named; the same page fixed must pass. Also: a dead
-#anchor and the same picture under two names are reported.
+#anchor, the same picture under two names and code spans left as text (backticks) are reported.
 
     python3 docs/tests/test_check_html.py DOXYGEN
 """
@@ -99,6 +99,17 @@ def main() -> int:
         rc, out = check(build(doxygen, links, '"beyond the lesson"', extra), links / "Doxyfile")
         expect("a dead anchor must be named", "no anchor #nowhere in page.html" in out, out)
         expect("a picture under two names must be named", "the same picture under 2 names: a.png, b.png" in out, out)
+
+        ticks = Path(tmp) / "ticks"
+        ticks.mkdir()
+        extra = ('Run it: `build/prog` (32,000 atoms, all strategies, 1…nproc\n'
+                 'threads, 100 MD steps each); `--help` lists `--cells --steps --reference-steps --threads 8|1,2,4 --variants name,...\n'
+                 '--rebuild-every --dt --temperature --density --cutoff --skin --seed --data --minimum-image --reps --warmup\n'
+                 '--json --csv`.\n\nThe compiler, @ref other "`nvcc`", is named.\n')
+        rc, out = check(build(doxygen, ticks, '"beyond the lesson"', extra), ticks / "Doxyfile")
+        expect("a code span over two line breaks (chapter 01's option list) must be named",
+               "Markdown syntax is shown as text: 'lists `" in out, out)
+        expect("a code span in a @ref label must be named", "nvcc" in out, out)
 
     for failure in failures:
         print(f"FAILED: {failure}")
