@@ -297,6 +297,11 @@ void forces_full_list(const ForceInput& in, std::span<Vec3> f, ForceWorkspace& w
 /// AVX2, four of SSE2), so that the vector loop below runs whole vectors only.
 constexpr std::size_t kRowPadding = 8;
 
+/// `count` rounded up to a multiple of kRowPadding.
+constexpr std::size_t padded_length(std::size_t count) noexcept {
+  return (count + kRowPadding - 1) / kRowPadding * kRowPadding;
+}
+
 // [vector_rows]
 /// Row i of a full list, packed: the separations x_i − x_j of its neighbours copied into three contiguous
 /// arrays (sx, sy, sz), one neighbour at a time with plain loads, the pairs of the periodic-image tail (from
@@ -317,7 +322,7 @@ constexpr std::size_t kRowPadding = 8;
   for (std::size_t k = plain; k < count; ++k)
     sx[k] = minimum_image(sx[k], box, half_box), sy[k] = minimum_image(sy[k], box, half_box),
     sz[k] = minimum_image(sz[k], box, half_box);
-  const std::size_t padded = (count + kRowPadding - 1) / kRowPadding * kRowPadding;
+  const std::size_t padded = padded_length(count);
   for (std::size_t k = count; k < padded; ++k) sx[k] = sy[k] = sz[k] = cutoff;
   return padded;
 }
@@ -371,7 +376,7 @@ void forces_full_list_vectorized(const ForceInput& in, std::span<Vec3> f, ForceW
     times.start = times.loop_begin = seconds_since(t0);
     std::size_t longest = 0;
     for (std::size_t i = bounds[t]; i < bounds[t + 1]; ++i) longest = std::max(longest, list.offsets[i + 1] - list.offsets[i]);
-    const std::size_t capacity = (longest + kRowPadding - 1) / kRowPadding * kRowPadding;
+    const std::size_t capacity = padded_length(longest);
     std::vector<double>& row = ws.row_buffers[static_cast<std::size_t>(t)];
     if (row.size() < 3 * capacity) row.resize(3 * capacity);
     accumulate_full_rows_vectorized(in.position.data(), list.offsets.data(), image_from, list.neighbours.data(), in.box,
