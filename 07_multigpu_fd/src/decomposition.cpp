@@ -35,36 +35,51 @@ std::vector<HaloCopy> halo_copies(int ny, int slabs) {
   return halo_copies(ranges);
 }
 
-StepRegions split_rows(int rows) {
-  const int top_end = std::min(halo, rows);
-  const int bottom_begin = std::max(rows - halo, top_end);
+std::vector<HaloCopy> deepened(std::span<const HaloCopy> step_copies, int depth) {
+  std::vector<HaloCopy> copies(step_copies.begin(), step_copies.end());
+  for (HaloCopy& c : copies) {
+    // A copy into the ghost rows above the receiver (negative rows) ends at its row 0: a deeper one starts
+    // higher, with rows further up the sender. A copy into the rows below starts at the receiver's height.
+    if (c.to_row < 0) {
+      c.from_row -= depth - c.rows;
+      c.to_row -= depth - c.rows;
+    }
+    c.rows = depth;
+  }
+  return copies;
+}
+
+StepRegions split_rows(int rows, int depth) {
+  const int top_end = std::min(depth, rows);
+  const int bottom_begin = std::max(rows - depth, top_end);
   return {{0, top_end}, {top_end, bottom_begin}, {bottom_begin, rows}};
 }
 
-void validate_decomposition(int ny, int slabs) {
+void validate_decomposition(int ny, int slabs, int depth) {
   if (slabs < 1) throw course::UsageError("the number of slabs must be at least 1");
   if (slabs > ny) throw course::UsageError("more slabs (" + std::to_string(slabs) + ") than rows (" + std::to_string(ny) + ")");
-  if (slabs > 1 && ny / slabs < halo)
+  if (slabs > 1 && ny / slabs < depth)
     throw course::UsageError("slabs of " + std::to_string(ny / slabs) + " rows are thinner than the " +
-                             std::to_string(halo) + "-row halo: use fewer slabs or a larger ny");
+                             std::to_string(depth) + "-row halo" + (depth > halo ? " of a temporal rung's pass" : "") +
+                             ": use fewer slabs or a larger ny");
 }
 
 int device_of_slab(int slab, int slabs, int devices) {
   return static_cast<int>(static_cast<long long>(slab) * devices / slabs);
 }
 
-std::size_t slab_bytes(int nx, int rows, int buffers) {
-  const SlabLayout layout = SlabLayout::make(nx, rows);
+std::size_t slab_bytes(int nx, int rows, int buffers, int ghost) {
+  const SlabLayout layout = SlabLayout::make(nx, rows, ghost);
   const std::size_t floats = static_cast<std::size_t>(buffers) * layout.elements()  // u_prev, u, u_next, …
-                             + 2 * static_cast<std::size_t>(rows)    // courant2, damp_y
+                             + 2 * static_cast<std::size_t>(rows + 2 * ghost)  // courant2, damp_y (ghost rows too)
                              + static_cast<std::size_t>(layout.pitch);  // damp_x
   return floats * sizeof(float);
 }
 
-std::vector<std::size_t> device_bytes(int nx, int ny, int slabs, int devices, int buffers) {
+std::vector<std::size_t> device_bytes(int nx, int ny, int slabs, int devices, int buffers, int ghost) {
   std::vector<std::size_t> bytes(static_cast<std::size_t>(devices), 0);
   for (int s = 0; s < slabs; ++s)
-    bytes[static_cast<std::size_t>(device_of_slab(s, slabs, devices))] += slab_bytes(nx, slab_rows(ny, slabs, s).size(), buffers);
+    bytes[static_cast<std::size_t>(device_of_slab(s, slabs, devices))] += slab_bytes(nx, slab_rows(ny, slabs, s).size(), buffers, ghost);
   return bytes;
 }
 

@@ -27,9 +27,13 @@ struct StepArgs {
   int row_begin = 0, row_end = 0;   ///< local rows to compute
   int global_row0 = 0;              ///< global index of local row 0 (the bounds-checking rungs need it)
   int ny_global = 0;
-  int source_x = -1, source_y = -1; ///< local position of the source; source_y = −1 when not here
+  int source_x = -1, source_y = -1; ///< local position of the source (source_y may be a ghost row, which a
+                                    ///< temporal pass recomputes); a row no kernel computes when not here
   float source = 0.0f;              ///< value added at the source cell this step
 };
+
+/// StepArgs::source_y of a slab that neither owns the source's row nor keeps it among its ghost rows.
+inline constexpr int no_source_row = -(1 << 30);
 
 /// Enqueues one step of rows [args.row_begin, args.row_end) on `stream` (and checks the launch).
 using StepLauncher = void (*)(const StepArgs& args, cudaStream_t stream);
@@ -83,6 +87,11 @@ struct Variant {
                                      ///< shape is the exercise's answer)
   std::span<const Variant> (*candidates)() = nullptr;  ///< a tuned rung's family: the shapes --tune times
 };
+
+/// Ghost rows each slab keeps, and rows each halo exchange moves, when `slabs` slabs run rung `v`:
+/// halo for a one-step rung (or one slab, whose ghost rows are the wall); halo · K for a temporal rung
+/// that advances K steps per pass between exchanges, so its slabs exchange once per pass, not per step.
+inline int exchange_depth(const Variant& v, int slabs) { return slabs > 1 ? halo * v.steps_per_pass : halo; }
 
 /// The block shape of a tuned rung or candidate in words (shape_words of its facts); "" for a rung of
 /// fixed shape.

@@ -27,11 +27,11 @@ bool run_ladder(RunContext& ctx) {
   const double ceiling_ms = cells / (ctx.stream_ceiling() * 1e6);
   {
     const Measurement m{"ladder", "stream_ceiling", "single", s.problem.nx, s.problem.ny, 1, 1, false, ceiling_ms,
-                        {}, {}, ctx.stream_gcells};
+                        {}, {}, ctx.stream_gcells, 1, {}};
     course::Row& row = table.add_row();
     record(row, m, ctx.ceiling_gbs);
     row.json("teaches", "the ceiling: read two arrays, write one in place (12 bytes per cell), float4, no stencil")
-        .json("reads", "global (streaming)").json("steps_per_pass", 1).text({"shape", "shape"}, "256 threads, 1 float4 each");
+        .json("reads", "global (streaming)").text({"shape", "shape"}, "256 threads, 1 float4 each");
     row.ratio({"vs previous", "speedup_vs_previous"}, std::numeric_limits<double>::quiet_NaN());
   }
   // [ceiling_row]
@@ -55,7 +55,7 @@ bool run_ladder(RunContext& ctx) {
     }
     course::Row& row = table.add_row();
     record(row, m, ctx.ceiling_gbs);
-    row.json("teaches", v.teaches).json("reads", v.reads_memory).json("steps_per_pass", v.steps_per_pass)
+    row.json("teaches", v.teaches).json("reads", v.reads_memory)
         .text({"shape", "shape"}, shape_of(v));
     // NaN for the first rung: "-" in the table, null in the JSON.
     row.ratio({"vs previous", "speedup_vs_previous"},

@@ -37,6 +37,9 @@ void record(course::Row& row, const Measurement& m, double ceiling_gbs) {
   else row.json("efficiency", nullptr);
   if (m.bitwise) shown_as(row, "bitwise", "bitwise_equal", *m.bitwise ? "equal" : "DIFFERS", *m.bitwise);
   else row.json("bitwise_equal", nullptr);
+  row.json("steps_per_pass", m.steps_per_pass);
+  if (m.halo_bytes_per_step) row.json("halo_bytes_per_step", *m.halo_bytes_per_step);
+  else row.json("halo_bytes_per_step", nullptr);
 }
 
 double time_solver(SlabSolver& solver, int steps, course::TimingOptions timing) {

@@ -25,11 +25,13 @@ struct Measurement {
   std::optional<bool> bitwise;       ///< compared with one slab on one GPU
   std::optional<double> efficiency;  ///< scaling runs: against the same run on one GPU
   std::optional<double> stream_gcells;  ///< ladder and tune: the stream ceiling of this GPU, same run
+  int steps_per_pass = 1;               ///< the rung's K (1: one step per launch)
+  std::optional<double> halo_bytes_per_step;  ///< decomposed runs: what the exchange moves (halo_bytes_per_step)
 };
 
 /// Records `m` in `row`. The JSON keys are the ones figures.py reads (table, variant, backend, nx, ny,
 /// gpus, slabs, overlap, ms_per_step, gcells_per_s, mcells_per_s, gb_per_s, roofline_pct, ceiling_pct,
-/// bitwise_equal, efficiency); the roofline is `ceiling_gbs` per GPU at bytes_per_cell per cell, the
+/// bitwise_equal, efficiency, steps_per_pass, halo_bytes_per_step); the roofline is `ceiling_gbs` per GPU at bytes_per_cell per cell, the
 /// ceiling the stream kernel's cell rate (null where not measured). A temporal rung's cells count once
 /// per step, so its gb_per_s is what a one-step kernel would need to move to keep up (an effective rate).
 void record(course::Row& row, const Measurement& m, double ceiling_gbs);

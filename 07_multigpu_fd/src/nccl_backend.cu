@@ -97,7 +97,8 @@ NcclRunResult run_nccl_rank(const Problem& p, const Variant& rung, bool overlap,
 #endif
   if (!use_mpi) std::tie(result.rank, result.world) = rank_from_environment();
   result.is_root = result.rank == 0;
-  validate_decomposition(p.ny, result.world);
+  const int depth = exchange_depth(rung, result.world);  // halo, or halo · K for a temporal rung
+  validate_decomposition(p.ny, result.world, depth);
   int devices = 0;
   CUDA_CHECK(cudaGetDeviceCount(&devices));
   if (devices < 1) throw course::NoDeviceError("no CUDA device for rank " + std::to_string(result.rank));
@@ -131,42 +132,51 @@ NcclRunResult run_nccl_rank(const Problem& p, const Variant& rung, bool overlap,
   const int rank = result.rank, world = result.world;
   int least = 0, greatest = 0;
   CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-  Slab slab(p, result.device, slab_rows(p.ny, world, rank), greatest);
+  Slab slab(p, result.device, slab_rows(p.ny, world, rank), greatest, buffers_for(variant), depth);
   const SlabLayout& L = slab.layout();
-  const std::size_t halo_floats = static_cast<std::size_t>(halo) * L.pitch;
-  const StepRegions parts = split_rows(L.rows);
+  const std::size_t halo_floats = static_cast<std::size_t>(depth) * L.pitch;
+  const StepRegions parts = split_rows(L.rows, depth);
   int steps_done = 0;
 
   // [nccl_step]
-  const auto advance = [&](int count) {
-    for (int k = 0; k < count; ++k) {
-      const int n = steps_done + k;
-      float* next = slab.field(n, +1);
-      if (overlap) {
-        CUDA_CHECK(cudaStreamWaitEvent(slab.halo_stream(), slab.interior_done()));
-        CUDA_CHECK(cudaStreamWaitEvent(slab.interior_stream(), slab.halo_done()));
-        variant.launch(slab.step_args(p, n, parts.top), slab.halo_stream());
-        variant.launch(slab.step_args(p, n, parts.bottom), slab.halo_stream());
-      } else {
-        variant.launch(slab.step_args(p, n, {0, L.rows}), slab.halo_stream());
-      }
-      // Whole rows (margins included) are contiguous: one send and one receive per neighbour.
-      NCCL_CHECK(ncclGroupStart());
+  // Steps n … n + steps − 1: one step, or one pass of a temporal rung (which writes two fields, each
+  // sent `depth` = halo · K rows deep, once per K steps).
+  const auto advance_exchanged = [&](int n, int steps) {
+    if (overlap) {
+      CUDA_CHECK(cudaStreamWaitEvent(slab.halo_stream(), slab.interior_done()));
+      CUDA_CHECK(cudaStreamWaitEvent(slab.interior_stream(), slab.halo_done()));
+      enqueue_steps(p, slab, variant, n, steps, parts.top, slab.halo_stream());
+      enqueue_steps(p, slab, variant, n, steps, parts.bottom, slab.halo_stream());
+    } else {
+      enqueue_steps(p, slab, variant, n, steps, {0, L.rows}, slab.halo_stream());
+    }
+    // Whole rows (margins included) are contiguous: one send and one receive per neighbour and field.
+    NCCL_CHECK(ncclGroupStart());
+    for (const int f : written_fields(steps)) {
+      float* next = slab.field(n, f);
       if (rank > 0) {
         NCCL_CHECK(ncclSend(next + L.index(-x_origin, 0), halo_floats, ncclFloat, rank - 1, comm, slab.halo_stream()));
-        NCCL_CHECK(ncclRecv(next + L.index(-x_origin, -halo), halo_floats, ncclFloat, rank - 1, comm, slab.halo_stream()));
+        NCCL_CHECK(ncclRecv(next + L.index(-x_origin, -depth), halo_floats, ncclFloat, rank - 1, comm, slab.halo_stream()));
       }
       if (rank + 1 < world) {
-        NCCL_CHECK(ncclSend(next + L.index(-x_origin, L.rows - halo), halo_floats, ncclFloat, rank + 1, comm,
+        NCCL_CHECK(ncclSend(next + L.index(-x_origin, L.rows - depth), halo_floats, ncclFloat, rank + 1, comm,
                             slab.halo_stream()));
         NCCL_CHECK(ncclRecv(next + L.index(-x_origin, L.rows), halo_floats, ncclFloat, rank + 1, comm, slab.halo_stream()));
       }
-      NCCL_CHECK(ncclGroupEnd());
-      CUDA_CHECK(cudaEventRecord(slab.halo_done(), slab.halo_stream()));
-      if (overlap) {
-        variant.launch(slab.step_args(p, n, parts.interior), slab.interior_stream());
-        CUDA_CHECK(cudaEventRecord(slab.interior_done(), slab.interior_stream()));
-      }
+    }
+    NCCL_CHECK(ncclGroupEnd());
+    CUDA_CHECK(cudaEventRecord(slab.halo_done(), slab.halo_stream()));
+    if (overlap) {
+      enqueue_steps(p, slab, variant, n, steps, parts.interior, slab.interior_stream());
+      CUDA_CHECK(cudaEventRecord(slab.interior_done(), slab.interior_stream()));
+    }
+  };
+  const auto advance = [&](int count) {
+    const int per_pass = variant.steps_per_pass;
+    for (int k = 0; k < count;) {
+      const int unit = per_pass > 1 && k + per_pass <= count ? per_pass : 1;  // as SlabSolver::advance
+      advance_exchanged(steps_done + k, unit);
+      k += unit;
     }
     steps_done += count;
   };

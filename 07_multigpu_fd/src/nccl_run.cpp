@@ -21,8 +21,10 @@ std::optional<bool> run_nccl(const Settings& s, course::RunReport& report) {
   const course::DeviceInfo info = course::query_device(r.device);
   course::print_device_header(report.info(), info);
   const double ceiling = course::measure_copy_bandwidth_gbs();
-  Measurement m{"nccl", variant.name, "nccl", p.nx, p.ny, r.world, r.world, s.overlap, r.ms_per_step, {}, {}, {}};
+  Measurement m{"nccl", variant.name, "nccl", p.nx, p.ny, r.world, r.world, s.overlap, r.ms_per_step, {}, {}, {}, 1, {}};
   if (r.checked) m.bitwise = r.mismatches == 0;
+  m.steps_per_pass = variant.steps_per_pass;
+  if (r.world > 1) m.halo_bytes_per_step = halo_bytes_per_step(p, variant, r.world);
   record(report.table("nccl").add_row(), m, ceiling);
   record_setup(s, report.results(), info, ceiling, course::usable_device_count());
   report.info() << "backend nccl: " << r.world << " processes, NCCL_NVLS_ENABLE=0";

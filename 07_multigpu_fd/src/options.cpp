@@ -132,25 +132,21 @@ std::vector<Variant> choose_variants(Mode mode, const std::vector<std::string>& 
                                  names.empty() ? std::vector<std::string>{default_variant} : names);
 }
 
-// --tune names tuned rungs only; a temporal rung advances the whole grid K steps per pass: one slab in one
-// process.
+// --tune names tuned rungs only. Any rung runs decomposed: a temporal rung's slabs exchange halo · K
+// rows once per pass (check_problem refuses slabs thinner than that).
 void check_kernel_choice(const Settings& s) {
   if (s.mode == Mode::tune)
     for (const Variant& v : s.variants)
       refuse(candidates_of(v).empty(), std::string("--tune --variants ") + v.name +
                                            ": not a tuned rung, nothing to tune (tuned rungs: those with a shape column)");
-  if (s.mode == Mode::ladder || s.mode == Mode::tune) return;
-  const Variant& v = s.variants.front();
-  refuse(v.steps_per_pass > 1 && (s.slabs > 1 || s.mode != Mode::run),
-         std::string("--variants ") + v.name + " advances " + std::to_string(v.steps_per_pass) +
-             " steps per pass over one slab: run it with one slab, or choose a one-step rung");
 }
 
 // Sizes and numbers: the decomposition first (its message names slabs and rows), then the problem.
 void check_problem(Settings& s, const RawOptions& o) {
-  if (s.mode == Mode::launch) validate_decomposition(o.problem.ny, s.ranks);
+  const Variant& rung = s.variants.front();
+  if (s.mode == Mode::launch) validate_decomposition(o.problem.ny, s.ranks, exchange_depth(rung, s.ranks));
   if (s.mode == Mode::run || s.mode == Mode::scaling) {
-    validate_decomposition(o.problem.ny, s.slabs);
+    validate_decomposition(o.problem.ny, s.slabs, exchange_depth(rung, s.slabs));
     refuse(s.gpus > s.slabs, "more GPUs (" + std::to_string(s.gpus) + ") than slabs (" + std::to_string(s.slabs) +
                                  "): each GPU needs at least one slab");
   }

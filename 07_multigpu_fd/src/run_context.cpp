@@ -21,22 +21,25 @@ std::vector<std::size_t> bytes_needed(const Settings& s) {
   const auto at_least = [&](const std::vector<std::size_t>& phase) {
     for (std::size_t d = 0; d < phase.size(); ++d) need[d] = std::max(need[d], phase[d]);
   };
-  const std::size_t whole_grid = slab_bytes(p.nx, p.ny);
   switch (s.mode) {
     case Mode::run: {
       const int buffers = buffers_for(s.variants.front());
-      std::vector<std::size_t> bytes = device_bytes(p.nx, p.ny, s.slabs, s.gpus, buffers);
+      std::vector<std::size_t> bytes =
+          device_bytes(p.nx, p.ny, s.slabs, s.gpus, buffers, exchange_depth(s.variants.front(), s.slabs));
       if (s.check) bytes[0] += slab_bytes(p.nx, p.ny, buffers);  // the one-slab reference runs while the slabs exist
       at_least(bytes);
       break;
     }
-    case Mode::scaling:
-      at_least({whole_grid});  // the reference, made between two measured runs
+    case Mode::scaling: {
+      const Variant& v = s.variants.front();
+      const int buffers = buffers_for(v);
+      at_least({slab_bytes(p.nx, p.ny, buffers)});  // the reference, made between two measured runs
       for (int g = 1; g <= s.gpus; ++g) {
-        at_least(device_bytes(p.nx, p.ny, g, g));
-        at_least(device_bytes(p.nx, p.ny * g, g, g));
+        at_least(device_bytes(p.nx, p.ny, g, g, buffers, exchange_depth(v, g)));
+        at_least(device_bytes(p.nx, p.ny * g, g, g, buffers, exchange_depth(v, g)));
       }
       break;
+    }
     default: {
       int buffers = 3;
       for (const Variant& v : s.variants) buffers = std::max(buffers, buffers_for(v));
@@ -74,7 +77,9 @@ std::pair<Measurement, std::vector<float>> RunContext::measure(const std::string
   SlabSolver solver({p, slabs, gpus, overlap, &v, settings.common.device});
   add_peer_lines(solver.peer_report());
   Measurement m{table, v.name, "single", p.nx, p.ny, gpus, slabs, overlap,
-                time_solver(solver, settings.steps, settings.common.timing), {}, {}, {}};
+                time_solver(solver, settings.steps, settings.common.timing), {}, {}, {}, 1, {}};
+  m.steps_per_pass = v.steps_per_pass;
+  if (slabs > 1) m.halo_bytes_per_step = halo_bytes_per_step(p, v, slabs);
   return {m, keep_field ? solver.gather() : std::vector<float>{}};
 }
 

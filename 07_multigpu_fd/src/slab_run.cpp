@@ -29,7 +29,9 @@ bool run_slabs(RunContext& ctx) {
   SlabSolver solver({p, s.slabs, s.gpus, s.overlap, &variant, s.common.device});
   ctx.add_peer_lines(solver.peer_report());
   Measurement m{"run", variant.name, "single", p.nx, p.ny, s.gpus, s.slabs, s.overlap,
-                time_solver(solver, s.steps, s.common.timing), {}, {}, {}};
+                time_solver(solver, s.steps, s.common.timing), {}, {}, {}, 1, {}};
+  m.steps_per_pass = variant.steps_per_pass;
+  if (s.slabs > 1) m.halo_bytes_per_step = halo_bytes_per_step(p, variant, s.slabs);
   std::vector<float> field;
   if (s.check || !s.snapshot.empty()) field = solver.gather();
   if (s.check)

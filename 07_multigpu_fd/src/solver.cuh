@@ -24,8 +24,9 @@ int buffers_for(const Variant& v);
 /// slices of the coefficient arrays, and the two streams with their events.
 class Slab {
  public:
-  /// Allocates on `device` (made current) and uploads the coefficients; the fields start at rest (0).
-  Slab(const Problem& p, int device, RowRange global_rows, int high_priority, int buffers = 3);
+  /// Allocates on `device` (made current) and uploads the coefficients, ghost rows included; the fields
+  /// start at rest (0).
+  Slab(const Problem& p, int device, RowRange global_rows, int high_priority, int buffers = 3, int ghost = halo);
   ~Slab();
   Slab(const Slab&) = delete;
   Slab& operator=(const Slab&) = delete;
@@ -57,9 +58,9 @@ class Slab {
   int device_;
   RowRange global_rows_;
   SlabLayout layout_;
-  int source_x_, source_y_;  // local; source_y_ = −1 when the source is in another slab
+  int source_x_, source_y_;  // local; no_source_row when the source is neither in this slab nor its ghost rows
   std::vector<course::DeviceBuffer<float>> buffers_;
-  course::DeviceBuffer<float> courant2_, damp_x_, damp_y_;
+  course::DeviceBuffer<float> courant2_, damp_x_, damp_y_;  // courant2_ and damp_y_: ghost rows included
   course::Stream halo_stream_, interior_stream_;
   course::Event halo_done_{cudaEventDisableTiming}, interior_done_{cudaEventDisableTiming};
 };
@@ -73,6 +74,19 @@ struct SolverConfig {
   const Variant* variant = nullptr;
   int first_device = 0;             ///< devices first_device … first_device + devices − 1
 };
+
+/// Enqueues on `stream` the steps n … n + steps − 1 of local rows `rows` of `slab` with rung `v`: one
+/// step (steps = 1, v.launch) or one pass of a temporal rung (steps = K = v.steps_per_pass, v.pass),
+/// which writes u after n + K − 1 and n + K steps.
+void enqueue_steps(const Problem& p, Slab& slab, const Variant& v, int n, int steps, RowRange rows, cudaStream_t stream);
+/// The fields (as offsets from step n, Slab::field) that `steps` steps enqueued by enqueue_steps write
+/// and the neighbours need in their ghost rows: {+1} for one step, {K − 1, K} for a pass of K.
+std::vector<int> written_fields(int steps);
+
+/// Bytes the halo exchange of `slabs` slabs of `p` running `v` moves per time step, all boundaries and
+/// both directions together (whole stored rows, margins included): halo rows of one field every step, or
+/// for a temporal rung two fields halo · K rows deep once per pass of K steps. 0 for one slab.
+double halo_bytes_per_step(const Problem& p, const Variant& v, int slabs);
 
 /// Runs a problem split into slabs on one or more devices of this process.
 class SlabSolver {
@@ -100,6 +114,9 @@ class SlabSolver {
 
   /// One pass of a temporal rung: steps n … n + K − 1 of the one slab.
   void advance_pass(int n);
+  /// Steps n … n + steps − 1 (one step, or one pass of a temporal rung) of every slab, the exchange
+  /// after them overlapped with the interior when config_.overlap.
+  void advance_exchanged(int n, int steps);
 };
 
 /// Turns on peer access between `a` and `b` in both directions when the hardware allows it; returns a

@@ -32,24 +32,26 @@ inline constexpr float weight_3 = static_cast<float>(8.0 / 315.0);
 inline constexpr float weight_4 = static_cast<float>(-1.0 / 560.0);
 // [taylor_weights]
 
-/// Where cell (x, y) of a slab lives: rows of `pitch` floats, `halo` ghost rows above and below the
+/// Where cell (x, y) of a slab lives: rows of `pitch` floats, `ghost` ghost rows above and below the
 /// slab's own rows, a 128-byte left margin. Everything outside the nx × rows cells is zero unless a
-/// neighbour slab's halo copy wrote it: the rigid boundary costs no branch.
+/// neighbour slab's halo copy wrote it: the rigid boundary costs no branch. One step needs `halo` ghost
+/// rows; a temporal rung that advances K steps per pass in a slab with neighbours needs halo · K.
 struct SlabLayout {
-  int nx = 0;     ///< cells per row
-  int rows = 0;   ///< rows this slab owns (ghost rows not counted)
-  int pitch = 0;  ///< floats per stored row: a multiple of 32, at least x_origin + nx + 8
+  int nx = 0;      ///< cells per row
+  int rows = 0;    ///< rows this slab owns (ghost rows not counted)
+  int pitch = 0;   ///< floats per stored row: a multiple of 32, at least x_origin + nx + 8
+  int ghost = halo;  ///< ghost rows above and below
 
-  /// The layout of a slab of `rows` rows of `nx` cells.
-  static SlabLayout make(int nx, int rows) {
+  /// The layout of a slab of `rows` rows of `nx` cells with `ghost` ghost rows on either side.
+  static SlabLayout make(int nx, int rows, int ghost = halo) {
     const int needed = x_origin + nx + 2 * halo;  // right margin ≥ 8: a float4 at x+4 stays inside
-    return {nx, rows, (needed + 31) / 32 * 32};
+    return {nx, rows, (needed + 31) / 32 * 32, ghost};
   }
   /// Floats to allocate, ghost rows included.
-  std::size_t elements() const { return static_cast<std::size_t>(rows + 2 * halo) * static_cast<std::size_t>(pitch); }
-  /// Offset of cell (x, y); y may be −halo … rows+halo−1 (ghost rows), x may be −halo … nx+halo−1.
+  std::size_t elements() const { return static_cast<std::size_t>(rows + 2 * ghost) * static_cast<std::size_t>(pitch); }
+  /// Offset of cell (x, y); y may be −ghost … rows+ghost−1 (ghost rows), x may be −halo … nx+halo−1.
   WAVE_HD std::size_t index(int x, int y) const {
-    return static_cast<std::size_t>(y + halo) * static_cast<std::size_t>(pitch) +
+    return static_cast<std::size_t>(y + ghost) * static_cast<std::size_t>(pitch) +
            static_cast<std::size_t>(x_origin + x);
   }
 };

@@ -88,7 +88,7 @@ bool run_tune(RunContext& ctx) {
     const Variant chosen = tuned_variant(rung, s.problem, s.common.device, s.steps, s.common.timing, &timings);
     for (const TuneTiming& t : timings) {
       const Measurement m{"tune", t.candidate.name, "single", s.problem.nx, s.problem.ny, 1, 1, false,
-                          t.ms_per_step, t.bitwise, {}, ctx.stream_gcells};
+                          t.ms_per_step, t.bitwise, {}, ctx.stream_gcells, t.candidate.steps_per_pass, {}};
       all_equal = all_equal && t.bitwise.value_or(true);
       course::Row& row = table.add_row();
       record(row, m, ctx.ceiling_gbs);

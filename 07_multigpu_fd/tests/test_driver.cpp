@@ -98,8 +98,12 @@ TEST_CASE("--tune: alone or before the ladder, one GPU, tuned rungs only; tempor
   CHECK(refusal({"--tune", "--gpus", "2"}).find("--tune runs on one GPU") != std::string::npos);
   CHECK(refusal({"--tune", "--check"}).find("--check") != std::string::npos);
   CHECK(parse({"--variants", "temporal_2"}).variants.front().steps_per_pass == 2);
-  CHECK(refusal({"--variants", "temporal_2", "--slabs", "2"}).find("one slab") != std::string::npos);
-  CHECK(refusal({"--variants", "temporal_3", "--scaling", "--gpus", "2"}).find("one slab") != std::string::npos);
+  // A temporal rung runs decomposed, with slabs at least halo · K rows thick.
+  CHECK(parse({"--variants", "temporal_2", "--slabs", "2"}).slabs == 2);
+  CHECK(parse({"--variants", "temporal_3", "--scaling", "--gpus", "2"}).gpus == 2);
+  CHECK(refusal({"--variants", "temporal_3", "--slabs", "4", "--ny", "47"}).find("12-row halo") != std::string::npos);
+  CHECK(refusal({"--variants", "temporal_4", "--backend", "nccl", "--launch", "4", "--ny", "63"}).find("16-row halo") !=
+        std::string::npos);
   // The default is tuned on the GPU at hand: a rung with candidates, one step per pass (any decomposition).
   const Variant& fallback = find_variant(default_variant);
   CHECK(fallback.family != nullptr);
@@ -151,7 +155,7 @@ TEST_CASE("--snapshot is checked before the run: empty, a folder, or an impossib
 }
 
 TEST_CASE("a recorded row carries exactly the keys the lesson's tables read, typed") {
-  Measurement m{"strong", "tiled_vec4", "single", 16384, 16384, 2, 2, true, 0.5, true, 0.99, 250.0};
+  Measurement m{"strong", "temporal_3", "single", 16384, 16384, 2, 2, true, 0.5, true, 0.99, 250.0, 3, 1.5e6};
   course::RowTable table;
   record(table.add_row(), m, 3000.0);
   const nlohmann::json row = table.rows().front().to_json();
@@ -159,7 +163,10 @@ TEST_CASE("a recorded row carries exactly the keys the lesson's tables read, typ
   for (const auto& [key, value] : row.items()) keys.insert(key);
   CHECK(keys == std::set<std::string>{"table", "variant", "backend", "nx", "ny", "gpus", "slabs", "overlap",
                                       "ms_per_step", "gcells_per_s", "mcells_per_s", "gb_per_s", "roofline_pct",
-                                      "ceiling_pct", "bitwise_equal", "efficiency"});
+                                      "ceiling_pct", "bitwise_equal", "efficiency", "steps_per_pass",
+                                      "halo_bytes_per_step"});
+  CHECK(row["steps_per_pass"] == 3);
+  CHECK(row["halo_bytes_per_step"].get<double>() == doctest::Approx(1.5e6));
   CHECK(row["overlap"] == true);
   CHECK(row["bitwise_equal"] == true);
   CHECK(row["efficiency"].get<double>() == doctest::Approx(0.99));
@@ -173,12 +180,13 @@ TEST_CASE("a recorded row carries exactly the keys the lesson's tables read, typ
   CHECK(table.rows().front().shown("bitwise") == "equal");
   CHECK(shown.row_count() == 1);
 
-  Measurement unchecked{"run", "tiled_vec4", "single", 64, 64, 1, 1, false, 0.01, {}, {}, {}};
+  Measurement unchecked{"run", "tiled_vec4", "single", 64, 64, 1, 1, false, 0.01, {}, {}, {}, 1, {}};
   course::RowTable plain;
   record(plain.add_row(), unchecked, 3000.0);
   CHECK(plain.rows().front().to_json()["bitwise_equal"].is_null());
   CHECK(plain.rows().front().to_json()["efficiency"].is_null());
   CHECK(plain.rows().front().to_json()["ceiling_pct"].is_null());
+  CHECK(plain.rows().front().to_json()["halo_bytes_per_step"].is_null());
   CHECK(plain.rows().front().shown("bitwise").empty());  // no column for what was not measured
 }
 
@@ -240,5 +248,9 @@ TEST_CASE("the memory plan: every slab counted once, on the device it runs on") 
       CHECK(total == expected);
     }
   const SlabLayout one = SlabLayout::make(1000, 333);
-  CHECK(slab_bytes(1000, 333) == sizeof(float) * (3 * one.elements() + 2 * 333 + one.pitch));
+  CHECK(slab_bytes(1000, 333) == sizeof(float) * (3 * one.elements() + 2 * (333 + 2 * halo) + one.pitch));
+  // A temporal rung's slab: K + 2 fields and coefficients with halo · K ghost rows each side.
+  const SlabLayout deep = SlabLayout::make(1000, 333, 3 * halo);
+  CHECK(deep.elements() == static_cast<std::size_t>(333 + 6 * halo) * deep.pitch);
+  CHECK(slab_bytes(1000, 333, 5, 3 * halo) == sizeof(float) * (5 * deep.elements() + 2 * (333 + 6 * halo) + deep.pitch));
 }

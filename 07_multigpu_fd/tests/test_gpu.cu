@@ -114,9 +114,10 @@ TEST_SUITE("gpu") {
     }
   }
 
-  TEST_CASE("a temporal rung refuses a decomposed run") {
-    const Problem p = make_problem(64, 64, VelocityModel::constant, 0);
-    CHECK_THROWS_AS(SlabSolver({p, 2, 1, true, &find_variant("temporal_2"), 0}), course::UsageError);
+  TEST_CASE("a temporal rung refuses slabs thinner than its pass's halo (halo · K rows)") {
+    const Problem p = make_problem(64, 47, VelocityModel::constant, 0);
+    CHECK_THROWS_AS(SlabSolver({p, 4, 1, true, &find_variant("temporal_3"), 0}), course::UsageError);  // 11 < 12
+    CHECK_NOTHROW(SlabSolver({p, 3, 1, true, &find_variant("temporal_3"), 0}));                        // 15 >= 12
   }
 
   TEST_CASE("the stream ceiling kernel computes 2 cur - prev on every cell, and no other") {
@@ -188,6 +189,48 @@ TEST_SUITE("exercise 07.2") {
               CHECK(d.cells == 0);
             }
           }
+        }
+      }
+    }
+  }
+}
+
+// Temporal rungs cut into slabs: each pass exchanges halo · K rows of two fields once, then computes K
+// steps of its rows and the ghost rows they need. Bit for bit the one-slab run, with steps left over after
+// whole passes (one at a time, exchanged as deep), advance calls that split passes, the source on a slab's
+// first row and in a neighbour's ghost rows. Built on halo_copies: exercise 07.2's suite.
+TEST_SUITE("exercise 07.2") {
+  TEST_CASE("a temporal rung in N slabs on one GPU equals one slab bit for bit, with and without overlap") {
+    if (!course::testing::gpu_present_for_cpu_exercise("the decomposed GPU runs are")) return;
+    for (const auto& [nx, ny] : {std::pair{131, 203}, std::pair{300, 97}}) {
+      const Problem p = make_problem(nx, ny, VelocityModel::layered, 6);
+      const int steps = 25;  // not a multiple of 2, 3 or 4
+      for (const char* name : {"temporal_2", "temporal_3", "temporal_4", "temporal_3_b128_s6_r128_m4"}) {
+        const Variant& v = find_variant(name);
+        const int depth = halo * v.steps_per_pass;
+        for (int slabs : {2, 3, 5}) {
+          if (ny / slabs < depth) continue;  // refused: the case above
+          if (!decomposition_ready(ny, slabs)) return;
+          const int first_of_slab_1 = static_cast<int>(static_cast<long long>(ny) / slabs);
+          for (int src_y : {ny / 2, first_of_slab_1, first_of_slab_1 - 1}) {
+            Problem q = p;
+            q.source_y = src_y;
+            const auto ref = gpu_run(q, v, 1, false, steps);
+            for (bool overlap : {true, false}) {
+              const Difference d = compare(gpu_run(q, v, slabs, overlap, steps), ref);
+              INFO(name << ", " << nx << " x " << ny << ", " << slabs << " slabs, overlap " << overlap
+                        << ", source row " << src_y << ": " << d.cells << " cells differ");
+              CHECK(d.peak > 0);
+              CHECK(d.cells == 0);
+            }
+          }
+          // Steps grouped into advance calls that cut passes apart (a call of 1 runs one step, exchanged
+          // as deep as a pass's, so the next pass finds its ghost rows whole).
+          SlabSolver solver({p, slabs, 1, true, &v, 0});
+          for (const int chunk : {1, 5, 2, 7, 3, 4, 3}) solver.advance(chunk);  // 25 steps
+          const Difference d = compare(solver.gather(), gpu_run(p, v, 1, false, steps));
+          INFO(name << ", " << slabs << " slabs, advance in chunks: " << d.cells << " cells differ");
+          CHECK(d.cells == 0);
         }
       }
     }

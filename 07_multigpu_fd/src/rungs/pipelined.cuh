@@ -43,8 +43,8 @@ struct PipelineShared {
   __device__ float4* level(int s, int row) const { return base + (2 * S + (s - 1) * kLevelRing + (row & (kLevelRing - 1))) * BX; }
 };
 
-__device__ __forceinline__ float lane(const float4& v, int j) { return j == 0 ? v.x : j == 1 ? v.y : j == 2 ? v.z : v.w; }
-__device__ __forceinline__ void set_lane(float4& v, int j, float f) {
+__device__ __forceinline__ float component(const float4& v, int j) { return j == 0 ? v.x : j == 1 ? v.y : j == 2 ? v.z : v.w; }
+__device__ __forceinline__ void set_component(float4& v, int j, float f) {
   if (j == 0) v.x = f;
   else if (j == 1) v.y = f;
   else if (j == 2) v.z = f;
@@ -59,20 +59,23 @@ __device__ __forceinline__ float4 level_row(const StepArgs& a, const float4 (&w)
   const int nx = a.layout.nx;
   const int gy = a.global_row0 + y;
   float4 out = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-  if (gy < 0 || gy >= a.ny_global || y < 0 || y >= a.layout.rows || x < 0 || x >= nx) return out;  // the wall
+  // The wall outside the grid; a slab's ghost rows inside it are computed (a pass's deeper levels need
+  // them), rows past its ghost rows are not stored.
+  if (gy < 0 || gy >= a.ny_global || y < -a.layout.ghost || y >= a.layout.rows + a.layout.ghost || x < 0 || x >= nx)
+    return out;
   const float courant2 = __ldg(a.courant2 + y), damp_y = __ldg(a.damp_y + y);
   const float4 damp_x = __ldg(reinterpret_cast<const float4*>(a.damp_x + x));  // zero past nx
   const float row[12] = {left.x, left.y, left.z, left.w, w[4].x, w[4].y, w[4].z, w[4].w,
                          right.x, right.y, right.z, right.w};
 #pragma unroll
   for (int j = 0; j < 4; ++j) {
-    float v = leapfrog_cell(row[4 + j], lane(before, j), ring_sum(row[3 + j], row[5 + j], lane(w[3], j), lane(w[5], j)),
-                            ring_sum(row[2 + j], row[6 + j], lane(w[2], j), lane(w[6], j)),
-                            ring_sum(row[1 + j], row[7 + j], lane(w[1], j), lane(w[7], j)),
-                            ring_sum(row[0 + j], row[8 + j], lane(w[0], j), lane(w[8], j)), courant2,
-                            mul_rn(lane(damp_x, j), damp_y));
+    float v = leapfrog_cell(row[4 + j], component(before, j), ring_sum(row[3 + j], row[5 + j], component(w[3], j), component(w[5], j)),
+                            ring_sum(row[2 + j], row[6 + j], component(w[2], j), component(w[6], j)),
+                            ring_sum(row[1 + j], row[7 + j], component(w[1], j), component(w[7], j)),
+                            ring_sum(row[0 + j], row[8 + j], component(w[0], j), component(w[8], j)), courant2,
+                            mul_rn(component(damp_x, j), damp_y));
     if (y == a.source_y && x + j == a.source_x) v = add_rn(v, source);
-    set_lane(out, j, x + j < nx ? v : 0.0f);  // the margin past nx stays zero
+    set_component(out, j, x + j < nx ? v : 0.0f);  // the margin past nx stays zero
   }
   return out;
 }
@@ -99,9 +102,10 @@ __global__ void __launch_bounds__(BX, kMinBlocks) step_pipelined(StepArgs a, Pas
     if (it < iterations) {
       const int row = i_begin + it;
       const bool x_in = x >= 0 && x < nx;
-      const bool u_in = x_in && row >= -halo && row < a.layout.rows + halo;
+      const int ghost = a.layout.ghost;
+      const bool u_in = x_in && row >= -ghost && row < a.layout.rows + ghost;
       // u_{t-1} is first needed by level 1's first useful row, in iteration 8.
-      const bool p_in = x_in && it >= 8 && row - 4 >= -halo && row - 4 < a.layout.rows + halo;
+      const bool p_in = x_in && it >= 8 && row - 4 >= -ghost && row - 4 < a.layout.rows + ghost;
       const float* u_src = u_in ? a.cur + a.layout.index(x, row) : a.cur;
       const float* p_src = p_in ? a.prev + a.layout.index(x, row - 4) : a.prev;
       __pipeline_memcpy_async(sh.u(it % S) + tx, u_src, 16, u_in ? 0 : 16);
@@ -151,13 +155,13 @@ __global__ void __launch_bounds__(BX, kMinBlocks) step_pipelined(StepArgs a, Pas
         float* dst = a.next + a.layout.index(x, y);
         if (x + 4 <= nx) *reinterpret_cast<float4*>(dst) = v;
         else
-          for (int j = 0; j < nx - x; ++j) dst[j] = lane(v, j);
+          for (int j = 0; j < nx - x; ++j) dst[j] = component(v, j);
         if constexpr (K > 1) {
           const float4 p = window[K - 1][halo];  // level K − 1, row y
           float* pdst = t.next_prev + a.layout.index(x, y);
           if (x + 4 <= nx) *reinterpret_cast<float4*>(pdst) = p;
           else
-            for (int j = 0; j < nx - x; ++j) pdst[j] = lane(p, j);
+            for (int j = 0; j < nx - x; ++j) pdst[j] = component(p, j);
         }
       }
     }
@@ -172,9 +176,13 @@ void launch_pipelined_pass(const StepArgs& a, const PassTargets& t, int rows_per
   using rungs::ceil_div;
   const int rows = a.row_end - a.row_begin;
   if (rows <= 0) return;
-  if (K > 1 && (a.global_row0 != 0 || a.layout.rows != a.ny_global || a.row_begin != 0 || a.row_end != a.layout.rows))
-    throw course::UsageError("a temporal rung advances the whole grid as one slab (its halo would be " +
-                             std::to_string(4 * K) + " rows)");
+  // K steps of rows next to a neighbour's need its rows halo · K deep; a slab that is the whole grid
+  // has the wall there instead (zero, read as zero by the copies).
+  const bool whole_grid = a.global_row0 == 0 && a.layout.rows == a.ny_global;
+  if (K > 1 && !whole_grid && a.layout.ghost < halo * K)
+    throw course::UsageError("a temporal rung's pass of " + std::to_string(K) + " steps needs " +
+                             std::to_string(halo * K) + " ghost rows in a slab with neighbours, this one has " +
+                             std::to_string(a.layout.ghost));
   constexpr int bytes = PipelineShared<BX, K, S>::floats4 * static_cast<int>(sizeof(float4));
   // Over 48 KiB of shared memory must be asked for, per device: the call costs less than a launch.
   if constexpr (bytes > 48 * 1024)

@@ -16,7 +16,7 @@ namespace wave {
 namespace {
 
 __device__ __forceinline__ float4 load4(const float* p) { return __ldg(reinterpret_cast<const float4*>(p)); }
-__device__ __forceinline__ float lane(const float4& v, int j) { return j == 0 ? v.x : j == 1 ? v.y : j == 2 ? v.z : v.w; }
+__device__ __forceinline__ float component(const float4& v, int j) { return j == 0 ? v.x : j == 1 ? v.y : j == 2 ? v.z : v.w; }
 
 // [tiled_vec4]
 template <int BX, int BY, int R, bool kPrefetch, int kMinBlocks>
@@ -66,12 +66,12 @@ __global__ void __launch_bounds__(BX * BY, kMinBlocks) step_tiled_vec4(StepArgs 
     float out[4];
 #pragma unroll
     for (int j = 0; j < 4; ++j) {
-      out[j] = leapfrog_cell(row[4 + j], lane(before, j),
-                             ring_sum(row[3 + j], row[5 + j], lane(column[3], j), lane(column[5], j)),
-                             ring_sum(row[2 + j], row[6 + j], lane(column[2], j), lane(column[6], j)),
-                             ring_sum(row[1 + j], row[7 + j], lane(column[1], j), lane(column[7], j)),
-                             ring_sum(row[0 + j], row[8 + j], lane(column[0], j), lane(column[8], j)), courant2,
-                             mul_rn(lane(damp_x, j), damp_y));
+      out[j] = leapfrog_cell(row[4 + j], component(before, j),
+                             ring_sum(row[3 + j], row[5 + j], component(column[3], j), component(column[5], j)),
+                             ring_sum(row[2 + j], row[6 + j], component(column[2], j), component(column[6], j)),
+                             ring_sum(row[1 + j], row[7 + j], component(column[1], j), component(column[7], j)),
+                             ring_sum(row[0 + j], row[8 + j], component(column[0], j), component(column[8], j)), courant2,
+                             mul_rn(component(damp_x, j), damp_y));
       if (y == a.source_y && x + j == a.source_x) out[j] = add_rn(out[j], a.source);
     }
     float* dst = next + r * pitch;
