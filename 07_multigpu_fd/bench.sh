@@ -3,8 +3,10 @@
 #   1 GPU  (H100 or one H200, ~2 min of a 4 min budget): the tune table and the kernel ladder at 16384²
 #          (the stream ceiling first; 12 steps: whole passes of every temporal rung), two wavefield
 #          snapshots, and 5 slabs on the one GPU checked bit for bit against one slab.
-#   2+ GPUs (2×H200, ~2 min of a 4 min budget): strong and weak scaling 1 … N GPUs at 16384², with and
-#          without overlap, bit-for-bit checks; the NCCL backend with N processes, with and without overlap.
+#   2+ GPUs (2 or 4 H200s, ~4 min): strong and weak scaling 1 … N GPUs at 16384², with and without
+#          overlap, bit-for-bit checks, for the default one-step rung and for temporal_3 (slabs exchange a
+#          12-row halo once per 3-step pass; 24 steps: whole passes); the NCCL backend with N processes,
+#          with and without overlap, both rungs.
 # Each run writes its own results file, once, and nothing rewrites it: <results_dir>/07_multigpu_fd.json
 # for the ladder (1 GPU) or the scaling (2+ GPUs), <results_dir>/07_multigpu_fd.<kind>.json for each other
 # run (07_multigpu_fd.variants.json: the kernel listing, wave_fd --list-variants). figures.py reads them all
@@ -39,11 +41,19 @@ if [ "$gpus" -lt 2 ]; then
   rm -f "$results_dir"/07_snapshot_*.npy "$results_dir"/07_snapshot_*.npy.json  # embedded in the JSON
 else
   run "" 150 --scaling --gpus "$gpus" --nx 16384 --ny 16384 --steps 20 --warmup 1 --reps 5
+  run scaling_temporal 150 --scaling --gpus "$gpus" --variants temporal_3 --nx 16384 --ny 16384 --steps 24 \
+    --warmup 1 --reps 5
   run slabs 30 --nx 4099 --ny 3001 --gpus 2 --slabs 5 --steps 20 --warmup 0 --reps 2 --check
+  run slabs_temporal 30 --nx 4099 --ny 3001 --gpus 2 --slabs 5 --variants temporal_3 --steps 20 --warmup 0 --reps 2 \
+    --check
   if ldd "$prog" | grep -q libnccl; then  # the NCCL backend is built only where NCCL was found
     run nccl_overlap 60 --backend nccl --launch "$gpus" --nx 16384 --ny 16384 --steps 20 --warmup 1 --reps 5 --check
     run nccl_no_overlap 60 --backend nccl --launch "$gpus" --nx 16384 --ny 16384 --steps 20 --warmup 1 --reps 5 \
       --check --no-overlap
+    run nccl_temporal_overlap 60 --backend nccl --launch "$gpus" --variants temporal_3 --nx 16384 --ny 16384 \
+      --steps 24 --warmup 1 --reps 5 --check
+    run nccl_temporal_no_overlap 60 --backend nccl --launch "$gpus" --variants temporal_3 --nx 16384 --ny 16384 \
+      --steps 24 --warmup 1 --reps 5 --check --no-overlap
   fi
 fi
 echo "wrote $results_dir/07_multigpu_fd*.json"

@@ -66,6 +66,7 @@ struct LaunchFacts {
   int min_blocks_per_sm = 0;       ///< __launch_bounds__' second argument (0: not given)
   int dynamic_smem_bytes = 0;      ///< dynamic shared memory per block
   int steps_per_pass = 1;          ///< time steps one launch advances
+  bool ring_window = false;        ///< register windows kept as rings, the row loop unrolled 9 times
 };
 
 /// What a rung's launch facts say, in words: "128 threads, ring 8, 64 rows", "256 threads, 8 rows,

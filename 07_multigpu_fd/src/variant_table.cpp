@@ -114,6 +114,7 @@ std::string shape_words(const LaunchFacts& f) {
   if (f.ring > 0) out += ", ring " + std::to_string(f.ring) + ", " + std::to_string(f.rows_per_block) + " rows";
   else if (f.rows_per_thread > 0) out += ", " + std::to_string(f.rows_per_thread) + " rows";
   if (f.min_blocks_per_sm > 1) out += ", " + std::to_string(f.min_blocks_per_sm) + " blocks/SM";
+  if (f.ring_window) out += ", window ring";
   return out;
 }
 

@@ -19,6 +19,7 @@
 #include <cuda_pipeline_primitives.h>
 
 #include <string>
+#include <utility>
 
 #include "common/check.cuh"
 #include "common/errors.hpp"
@@ -54,8 +55,9 @@ __device__ __forceinline__ void set_component(float4& v, int j, float f) {
 /// One level of one row for this thread's four columns: centre window `w` (rows y − 4 … y + 4 of the
 /// level below), x-neighbours `left`/`right` (the float4 columns either side, same row), `before` the
 /// value two levels below (u_prev). Cells outside the grid come out zero.
-__device__ __forceinline__ float4 level_row(const StepArgs& a, const float4 (&w)[2 * halo + 1], const float4& left,
-                                           const float4& right, const float4& before, int x, int y, float source) {
+template <class Window>  // w(j): the level below, row y − 4 + j (j = 0 … 8), a compile-time j after unrolling
+__device__ __forceinline__ float4 level_row(const StepArgs& a, Window w, const float4& left, const float4& right,
+                                           const float4& before, int x, int y, float source) {
   const int nx = a.layout.nx;
   const int gy = a.global_row0 + y;
   float4 out = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
@@ -65,14 +67,16 @@ __device__ __forceinline__ float4 level_row(const StepArgs& a, const float4 (&w)
     return out;
   const float courant2 = __ldg(a.courant2 + y), damp_y = __ldg(a.damp_y + y);
   const float4 damp_x = __ldg(reinterpret_cast<const float4*>(a.damp_x + x));  // zero past nx
-  const float row[12] = {left.x, left.y, left.z, left.w, w[4].x, w[4].y, w[4].z, w[4].w,
+  const float4 centre = w(4);
+  const float row[12] = {left.x, left.y, left.z, left.w, centre.x, centre.y, centre.z, centre.w,
                          right.x, right.y, right.z, right.w};
 #pragma unroll
   for (int j = 0; j < 4; ++j) {
-    float v = leapfrog_cell(row[4 + j], component(before, j), ring_sum(row[3 + j], row[5 + j], component(w[3], j), component(w[5], j)),
-                            ring_sum(row[2 + j], row[6 + j], component(w[2], j), component(w[6], j)),
-                            ring_sum(row[1 + j], row[7 + j], component(w[1], j), component(w[7], j)),
-                            ring_sum(row[0 + j], row[8 + j], component(w[0], j), component(w[8], j)), courant2,
+    float v = leapfrog_cell(row[4 + j], component(before, j),
+                            ring_sum(row[3 + j], row[5 + j], component(w(3), j), component(w(5), j)),
+                            ring_sum(row[2 + j], row[6 + j], component(w(2), j), component(w(6), j)),
+                            ring_sum(row[1 + j], row[7 + j], component(w(1), j), component(w(7), j)),
+                            ring_sum(row[0 + j], row[8 + j], component(w(0), j), component(w(8), j)), courant2,
                             mul_rn(component(damp_x, j), damp_y));
     if (y == a.source_y && x + j == a.source_x) v = add_rn(v, source);
     set_component(out, j, x + j < nx ? v : 0.0f);  // the margin past nx stays zero
@@ -80,8 +84,14 @@ __device__ __forceinline__ float4 level_row(const StepArgs& a, const float4 (&w)
   return out;
 }
 
+/// Rows of each level's register window: the centre row and `halo` either side.
+constexpr int kWindow = 2 * halo + 1;
+
 // [pipelined_kernel]
-template <int BX, int K, int S, int kMinBlocks>
+/// kRingWindow: the register windows are rings (row r of a level in slot r mod 9) and the loop over rows
+/// is unrolled nine times, so every slot index is a constant and no register moves shift the windows;
+/// otherwise each iteration shifts every window by one row (8 float4 moves per level).
+template <int BX, int K, int S, int kMinBlocks, bool kRingWindow = false>
 __global__ void __launch_bounds__(BX, kMinBlocks) step_pipelined(StepArgs a, PassTargets t, int rows_per_block) {
   static_assert(S >= 6, "the ring must hold the 5 rows in use and one on its way");
   constexpr int kAhead = S - 5;  // iterations whose copies are in flight
@@ -115,22 +125,23 @@ __global__ void __launch_bounds__(BX, kMinBlocks) step_pipelined(StepArgs a, Pas
   };
   for (int it = 0; it < kAhead; ++it) issue(it);
 
-  float4 window[K][2 * halo + 1];  // window[s][j]: level s, row (newest of level s) − 8 + j
+  // window[s]: level s's last 9 rows. Slot of row (newest − 8 + j) in iteration `it`: (it + 1 + j) mod 9
+  // for a ring (the newest goes to slot it mod 9); j itself when the window is shifted every iteration
+  // (then the body runs with U = 8, which makes the same formula give j).
+  float4 window[K][kWindow];
 #pragma unroll
   for (int s = 0; s < K; ++s)
 #pragma unroll
-    for (int j = 0; j <= 2 * halo; ++j) window[s][j] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    for (int j = 0; j < kWindow; ++j) window[s][j] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
 
-  for (int it = 0; it < iterations; ++it) {
+  // One iteration: U is `it` mod 9 for a ring (a constant of each unrolled copy), 8 otherwise.
+  const auto iteration = [&]<int U>(int it) {
+    const auto slot = [](int j) { return (U + 1 + j) % kWindow; };
     __pipeline_wait_prior(kAhead - 1);  // this thread's copies for iteration `it` have landed
     __syncthreads();                    // everyone's have; and iteration it − 1 is done with its slots
     issue(it + kAhead);  // into the slot of row i − 5, whose last reader was iteration it − 1
     const int i = i_begin + it;
-#pragma unroll
-    for (int s = 0; s < K; ++s)
-#pragma unroll
-      for (int j = 0; j < 2 * halo; ++j) window[s][j] = window[s][j + 1];
-    window[0][2 * halo] = sh.u(it % S)[tx];
+    window[0][slot(halo * 2)] = sh.u(it % S)[tx];
 
 #pragma unroll
     for (int s = 1; s <= K; ++s) {
@@ -145,11 +156,12 @@ __global__ void __launch_bounds__(BX, kMinBlocks) step_pipelined(StepArgs a, Pas
       } else {
         left = sh.level(s - 1, y)[tx - 1];
         right = sh.level(s - 1, y)[tx + 1];
-        before = window[s - 2][0];  // level s − 2, row y
+        before = window[s - 2][slot(0)];  // level s − 2, row y
       }
-      const float4 v = level_row(a, window[s - 1], left, right, before, x, y, t.sources[s - 1]);
+      const float4 v = level_row(a, [&](int j) -> const float4& { return window[s - 1][slot(j)]; }, left, right,
+                                 before, x, y, t.sources[s - 1]);
       if (s < K) {
-        window[s][2 * halo] = v;
+        window[s][slot(halo * 2)] = v;
         sh.level(s, y)[tx] = v;
       } else if (y >= y_first && tx >= K && tx < BX - K && x < nx) {
         float* dst = a.next + a.layout.index(x, y);
@@ -157,7 +169,7 @@ __global__ void __launch_bounds__(BX, kMinBlocks) step_pipelined(StepArgs a, Pas
         else
           for (int j = 0; j < nx - x; ++j) dst[j] = component(v, j);
         if constexpr (K > 1) {
-          const float4 p = window[K - 1][halo];  // level K − 1, row y
+          const float4 p = window[K - 1][slot(halo)];  // level K − 1, row y
           float* pdst = t.next_prev + a.layout.index(x, y);
           if (x + 4 <= nx) *reinterpret_cast<float4*>(pdst) = p;
           else
@@ -165,13 +177,29 @@ __global__ void __launch_bounds__(BX, kMinBlocks) step_pipelined(StepArgs a, Pas
         }
       }
     }
+  };
+
+  if constexpr (kRingWindow) {
+    // `iterations` is the same for every thread of the block: the barriers inside stay uniform.
+    for (int it0 = 0; it0 < iterations; it0 += kWindow)
+      [&]<int... U>(std::integer_sequence<int, U...>) {
+        ((it0 + U < iterations ? iteration.template operator()<U>(it0 + U) : void()), ...);
+      }(std::make_integer_sequence<int, kWindow>{});
+  } else {
+    for (int it = 0; it < iterations; ++it) {
+#pragma unroll
+      for (int s = 0; s < K; ++s)
+#pragma unroll
+        for (int j = 0; j + 1 < kWindow; ++j) window[s][j] = window[s][j + 1];
+      iteration.template operator()<kWindow - 1>(it);
+    }
   }
   __pipeline_wait_prior(0);  // no copy outlives the block
 }
 // [pipelined_kernel]
 
 /// kMinBlocks: blocks per SM the register allocation must allow (1: no limit).
-template <int BX, int K, int S, int kMinBlocks>
+template <int BX, int K, int S, int kMinBlocks, bool kRingWindow = false>
 void launch_pipelined_pass(const StepArgs& a, const PassTargets& t, int rows_per_block, cudaStream_t stream) {
   using rungs::ceil_div;
   const int rows = a.row_end - a.row_begin;
@@ -186,10 +214,10 @@ void launch_pipelined_pass(const StepArgs& a, const PassTargets& t, int rows_per
   constexpr int bytes = PipelineShared<BX, K, S>::floats4 * static_cast<int>(sizeof(float4));
   // Over 48 KiB of shared memory must be asked for, per device: the call costs less than a launch.
   if constexpr (bytes > 48 * 1024)
-    CUDA_CHECK(cudaFuncSetAttribute(step_pipelined<BX, K, S, kMinBlocks>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    bytes));
+    CUDA_CHECK(cudaFuncSetAttribute(step_pipelined<BX, K, S, kMinBlocks, kRingWindow>,
+                                    cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
   const dim3 grid(ceil_div(a.layout.nx, 4 * (BX - 2 * K)), ceil_div(rows, rows_per_block));
-  step_pipelined<BX, K, S, kMinBlocks><<<grid, BX, bytes, stream>>>(a, t, rows_per_block);
+  step_pipelined<BX, K, S, kMinBlocks, kRingWindow><<<grid, BX, bytes, stream>>>(a, t, rows_per_block);
   CUDA_CHECK_LAUNCH();
 }
 
@@ -201,17 +229,17 @@ void launch_pipelined(const StepArgs& a, cudaStream_t stream) {
   launch_pipelined_pass<BX, 1, S, kMinBlocks>(a, t, kRowsPerBlock, stream);
 }
 
-/// K steps of the whole grid: a PassLauncher.
-template <int BX, int K, int S, int kRowsPerBlock, int kMinBlocks = 1>
+/// K steps of the rows of a slab: a PassLauncher.
+template <int BX, int K, int S, int kRowsPerBlock, int kMinBlocks = 1, bool kRingWindow = false>
 void launch_temporal(const StepArgs& a, const PassTargets& t, cudaStream_t stream) {
-  launch_pipelined_pass<BX, K, S, kMinBlocks>(a, t, kRowsPerBlock, stream);
+  launch_pipelined_pass<BX, K, S, kMinBlocks, kRingWindow>(a, t, kRowsPerBlock, stream);
 }
 
-template <int BX, int K, int S, int kRowsPerBlock, int kMinBlocks = 1>
+template <int BX, int K, int S, int kRowsPerBlock, int kMinBlocks = 1, bool kRingWindow = false>
 LaunchFacts pipelined_facts() {
   LaunchFacts f;
-  f.kernel = rungs::kernel_name("step_pipelined", BX, K, S, kMinBlocks);
-  f.entry = reinterpret_cast<const void*>(step_pipelined<BX, K, S, kMinBlocks>);
+  f.kernel = rungs::kernel_name("step_pipelined", BX, K, S, kMinBlocks, kRingWindow);
+  f.entry = reinterpret_cast<const void*>(step_pipelined<BX, K, S, kMinBlocks, kRingWindow>);
   f.block_x = BX;
   f.cells_x = 4 * (BX - 2 * K);  // strips overlap by K float4 columns each side
   f.rows_per_block = kRowsPerBlock;
@@ -219,6 +247,7 @@ LaunchFacts pipelined_facts() {
   f.min_blocks_per_sm = kMinBlocks;
   f.dynamic_smem_bytes = PipelineShared<BX, K, S>::floats4 * static_cast<int>(sizeof(float4));
   f.steps_per_pass = K;
+  f.ring_window = kRingWindow;
   return f;
 }
 

@@ -27,6 +27,12 @@ constexpr Variant candidates[] = {
     {.name = "temporal_2_b128_s6_r256_m4", .launch = rungs::pipelined, .teaches = "", .reads_memory = kReads,
      .steps_per_pass = 2, .pass = launch_temporal<128, 2, 6, 256, 4>, .family = "temporal_2",
      .facts = pipelined_facts<128, 2, 6, 256, 4>},
+    {.name = "temporal_2_b128_s8_r128_ring", .launch = rungs::pipelined, .teaches = "", .reads_memory = kReads,
+     .steps_per_pass = 2, .pass = launch_temporal<128, 2, 8, 128, 1, true>, .family = "temporal_2",
+     .facts = pipelined_facts<128, 2, 8, 128, 1, true>},
+    {.name = "temporal_2_b128_s8_r256_ring", .launch = rungs::pipelined, .teaches = "", .reads_memory = kReads,
+     .steps_per_pass = 2, .pass = launch_temporal<128, 2, 8, 256, 1, true>, .family = "temporal_2",
+     .facts = pipelined_facts<128, 2, 8, 256, 1, true>},
 };
 constexpr const Variant& untuned = candidates[0];
 

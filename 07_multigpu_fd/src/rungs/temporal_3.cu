@@ -30,6 +30,18 @@ constexpr Variant candidates[] = {
     {.name = "temporal_3_b128_s8_r512", .launch = rungs::pipelined, .teaches = "", .reads_memory = kReads,
      .steps_per_pass = 3, .pass = launch_temporal<128, 3, 8, 512, 1>, .family = "temporal_3",
      .facts = pipelined_facts<128, 3, 8, 512, 1>},
+    {.name = "temporal_3_b128_s8_r256_ring", .launch = rungs::pipelined, .teaches = "", .reads_memory = kReads,
+     .steps_per_pass = 3, .pass = launch_temporal<128, 3, 8, 256, 1, true>, .family = "temporal_3",
+     .facts = pipelined_facts<128, 3, 8, 256, 1, true>},
+    {.name = "temporal_3_b128_s8_r128_ring", .launch = rungs::pipelined, .teaches = "", .reads_memory = kReads,
+     .steps_per_pass = 3, .pass = launch_temporal<128, 3, 8, 128, 1, true>, .family = "temporal_3",
+     .facts = pipelined_facts<128, 3, 8, 128, 1, true>},
+    {.name = "temporal_3_b128_s6_r256_ring", .launch = rungs::pipelined, .teaches = "", .reads_memory = kReads,
+     .steps_per_pass = 3, .pass = launch_temporal<128, 3, 6, 256, 1, true>, .family = "temporal_3",
+     .facts = pipelined_facts<128, 3, 6, 256, 1, true>},
+    {.name = "temporal_3_b128_s8_r256_m3_ring", .launch = rungs::pipelined, .teaches = "", .reads_memory = kReads,
+     .steps_per_pass = 3, .pass = launch_temporal<128, 3, 8, 256, 3, true>, .family = "temporal_3",
+     .facts = pipelined_facts<128, 3, 8, 256, 3, true>},
 };
 constexpr const Variant& untuned = candidates[0];
 
