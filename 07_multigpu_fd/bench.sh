@@ -19,6 +19,8 @@ mkdir -p "$results_dir"
 rm -f "$results_dir"/07_multigpu_fd.json "$results_dir"/07_multigpu_fd.*.json  # no file of an earlier run survives
 export NCCL_NVLS_ENABLE=0   # never NVLink multicast on these machines
 gpus=$(nvidia-smi -L | wc -l)
+# The GPUs this run may use: CUDA_VISIBLE_DEVICES, where set, narrows what nvidia-smi lists.
+if [ -n "${CUDA_VISIBLE_DEVICES:-}" ]; then gpus=$(tr ',' '\n' <<<"$CUDA_VISIBLE_DEVICES" | grep -c .); fi
 echo "07_multigpu_fd: $gpus GPU(s)"
 
 run() {  # run <kind or ""> <seconds> <args...>: one invocation, one results file
