@@ -224,13 +224,17 @@ def doxygen_pages(doxyfile: Path | None) -> list[Path]:
     return list(dict.fromkeys(p for p in pages if p.is_file()))
 
 
-def check_text(name: str, page: Page) -> list[str]:
+def check_text(name: str, page: Page, from_markdown: bool = True) -> list[str]:
+    """The visible text's leftovers; emphasis only on pages made from Markdown (the API pages print C++
+    declarations such as `char **argv` outside code elements)."""
     out = []
+    patterns = [(COMMAND, "a Doxygen command reached the text"),
+                (ESCAPED_TAG, "an escaped HTML tag or comment is shown as text"),
+                (MARKDOWN_LEFTOVER, "Markdown syntax is shown as text")]
+    if from_markdown:
+        patterns.append((EMPHASIS, "an emphasis marker is shown as text"))
     for line, text in page.text:
-        for pattern, what in ((COMMAND, "a Doxygen command reached the text"),
-                              (ESCAPED_TAG, "an escaped HTML tag or comment is shown as text"),
-                              (MARKDOWN_LEFTOVER, "Markdown syntax is shown as text"),
-                              (EMPHASIS, "an emphasis marker is shown as text")):
+        for pattern, what in patterns:
             by_line: dict[int, list[re.Match]] = {}
             for m in pattern.finditer(text):
                 by_line.setdefault(line + text.count("\n", 0, m.start()), []).append(m)
@@ -320,14 +324,16 @@ def main() -> int:
     doxyfile = args.doxyfile or html_dir.parent / "Doxyfile"
     pages = {p.name: parse(p) for p in sorted(html_dir.glob("*.html"))}
     ids = {str((html_dir / n).resolve()): p.ids for n, p in pages.items()}
+    md_pages = doxygen_pages(doxyfile)
+    from_markdown = {source_structure(md)[0] for md in md_pages if md.is_file()}
     problems = []
     for name, page in pages.items():
-        problems += check_text(name, page)
+        problems += check_text(name, page, name in from_markdown)
         problems += check_links(html_dir, name, page, ids)
         if not any(s.split("/")[-1] == STYLESHEET for s in page.stylesheets):
             problems.append(f"{name}: does not load {STYLESHEET} (HTML_EXTRA_STYLESHEET): wide tables and code "
                             "would widen or be cut off")
-    problems += check_sources(html_dir, doxygen_pages(doxyfile), pages)
+    problems += check_sources(html_dir, md_pages, pages)
     problems += duplicate_images(html_dir, pages)
     for problem in problems:
         print(problem)
