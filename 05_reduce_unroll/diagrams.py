@@ -4,6 +4,10 @@
   device.cuh) runs it with `__shfl_down_sync`: offsets 16, 8, 4, 2, 1, lane i adding lane i + offset.
   `warp_tail` (src/warp_tail.cuh, exercise 05.2) runs the same tree in shared memory with one step more
   (offset 32, 64 partials).
+- ch05_syncwarp_diagram.svg: `__syncwarp(mask)` in one step of `warp_tail` (exercise 05.2): the mask's 32 bits,
+  one per lane, and the two barriers that keep every named lane's read of s[lane + offset] before any lane's
+  write of s[lane], and that write before the next step's reads. Lanes 0 and 16 at offset 16 are the race
+  the lesson names (lane 0 reads s[16], lane 16 writes it).
 - ch05_block_waves_diagram.svg: how a grid of blocks lands on the SMs in waves, with a partly empty last
   wave (the tail), for a two-pass unroll rung and for the persistent grid. The SM count, the grids and the
   block size come from the committed results (results/<gpu>/05_reduce_unroll.json, through figures.py's
@@ -15,7 +19,7 @@ import json
 import pathlib
 import runpy
 
-from diagram_style import SMALL, arrow, box, label, legend, new_diagram, save
+from diagram_style import FONT_SIZE, SMALL, arrow, box, label, legend, new_diagram, save
 
 CHAPTER = pathlib.Path(__file__).resolve().parent
 ROOT = CHAPTER.parent
@@ -59,6 +63,48 @@ def draw_shuffle(out_dir: pathlib.Path) -> str:
     label(ax, 0.3, 0.2, "warp_tail (exercise 05.2) runs the same tree in shared memory, with a first step at offset 32 "
                         "and __syncwarp() between each step's reads and its writes.", size=SMALL)
     return save(fig, out_dir, "ch05_warp_shuffle_diagram.svg")
+
+
+def draw_syncwarp(out_dir: pathlib.Path) -> str:
+    fig, ax = new_diagram(12.0, 5.2)
+    label(ax, 0.3, 4.95, "__syncwarp(mask): a barrier for the lanes of one warp that the mask names",
+          size=11, weight="bold")
+    # The mask: bit i names lane i.
+    x0, cw = 1.6, 0.26
+    label(ax, x0 - 0.1, 4.45, "mask bits", size=SMALL, ha="right")
+    for lane in range(WARP):
+        bit = WARP - 1 - lane  # bit 31 on the left, as the number is written
+        box(ax, x0 + lane * cw, 4.3, cw - 0.04, 0.28, "1", kind="warp", size=7, rounded=False, lw=0.6)
+        if bit in (31, 16, 0):
+            label(ax, x0 + lane * cw + cw / 2 - 0.02, 4.15, f"lane {bit}", size=6.5, ha="center")
+    label(ax, x0 + WARP * cw + 0.1, 4.45, "0xffffffff:\nall 32 lanes", size=SMALL)
+    # One step of warp_tail at offset 16, four of the 32 lanes drawn.
+    lanes = (0, 1, 16, 31)
+    col = 2.6
+    phases = (("value += s[lane + 16]", "active", 3.3), ("__syncwarp(0xffffffff)", None, 2.65),
+              ("s[lane] = value", "copy", 2.0), ("__syncwarp(0xffffffff)", None, 1.35))
+    for i, lane in enumerate(lanes):
+        x = x0 + i * col
+        label(ax, x + 1.0, 3.8, f"lane {lane}", size=FONT_SIZE - 1, ha="center")
+        for text, kind, y in phases:
+            if kind:
+                box(ax, x, y, 2.0, 0.4, text.replace("lane", str(lane)), kind=kind, size=SMALL)
+    for text, kind, y in phases:
+        if not kind:  # the barrier: one bar across every lane it names
+            box(ax, x0 - 0.05, y + 0.05, len(lanes) * col - 0.5, 0.3, text + ": no named lane passes until every "
+                "named lane has arrived", kind="conflict", size=SMALL, rounded=False, lw=0.8)
+    label(ax, x0 - 0.1, 3.5, "read", size=SMALL, ha="right")
+    label(ax, x0 - 0.1, 2.2, "write", size=SMALL, ha="right")
+    # The race the first barrier removes: lane 0 reads s[16], lane 16 writes s[16].
+    arrow(ax, (x0 + 1.7, 3.3), (x0 + 2 * col + 0.3, 2.4), "", kind="conflict", curve=0.15)
+    label(ax, x0 + col + 1.0, 3.12, "lane 0 has read s[16] before lane 16 writes it", size=SMALL, ha="center")
+    label(ax, 0.3, 0.85, "Every lane named in the mask must call the same __syncwarp with the same mask; a named lane "
+                         "that skips it (inside an if some lanes do not enter) is an error.", size=SMALL)
+    label(ax, 0.3, 0.55, "Without the barriers nothing orders lane 16's write of s[16] against lane 0's read of it: "
+                         "since Volta the lanes of a warp are scheduled independently.", size=SMALL)
+    label(ax, 0.3, 0.25, "warp_tail repeats this step at offsets 32, 16, 8, 4, 2, 1; lane 0 ends with the sum "
+                         "(exercise 05.2 writes it).", size=SMALL)
+    return save(fig, out_dir, "ch05_syncwarp_diagram.svg")
 
 
 def first_results() -> dict:
@@ -119,4 +165,4 @@ def draw_waves(out_dir: pathlib.Path) -> str:
 
 
 def draw(out_dir: pathlib.Path) -> list[str]:
-    return [draw_shuffle(out_dir), draw_waves(out_dir)]
+    return [draw_shuffle(out_dir), draw_syncwarp(out_dir), draw_waves(out_dir)]

@@ -7,7 +7,8 @@ check reads the built HTML and reports, one line each:
   - Doxygen commands or markers in the visible text outside code (\snippet, @ref, \ref, @section, @verbatim,
     \f$, \image, a {#id}, a Markdown table rule), and HTML tags or comments that were escaped into text
     (`<tt>` shown as `<tt>`), and a backtick (a code span Doxygen left as text: one running over a line break,
-    or one inside a @ref label);
+    or one inside a @ref label), and emphasis markers left as text: any `**`, or a lone pair of `__` or `*`
+    around words (Doxygen 1.9 prints the asterisks of bold around a link, or of bold that starts with "-");
   - a heading of a source Markdown page that is not a heading of its HTML page (page -> file by the {#id}
     of its first line; \mainpage -> index.html);
   - a Markdown table whose rows did not all become rows of an HTML table (matched by its header);
@@ -41,6 +42,10 @@ ESCAPED_TAG = re.compile(r"</?(tt|b|i|em|strong|code|kbd|br|sub|sup|a|img|table|
 # A backtick in the visible text outside code is a code span Doxygen did not render (one that runs over a line
 # break, or one inside a @ref label).
 MARKDOWN_LEFTOVER = re.compile(r"\{#[\w-]+\}|^\s*\|?\s*:?-{3,}:?\s*\||`")
+# Emphasis Doxygen did not render: "**" anywhere in the visible text outside code (bold around a @ref or a
+# Markdown link, bold that starts with "-"), or a pair of "__" or "*" around words ("__x__", "*x*") that is
+# not part of a word or of arithmetic ("a*b*c", "2 * 3").
+EMPHASIS = re.compile(r"\*\*|(?<![\w*])\*(?=[^\s*])[^*\n]*?(?<=[^\s*])\*(?![\w*])|(?<!\w)__(?=[^\s_])[^\n]*?(?<=[^\s_])__(?!\w)")
 TABLE_RULE = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)+\|?\s*$")
 HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 EXTERNAL = re.compile(r"^(https?:|mailto:|ftp:|javascript:|data:|//)", re.I)  # not checked (no network)
@@ -219,12 +224,17 @@ def doxygen_pages(doxyfile: Path | None) -> list[Path]:
     return list(dict.fromkeys(p for p in pages if p.is_file()))
 
 
-def check_text(name: str, page: Page) -> list[str]:
+def check_text(name: str, page: Page, from_markdown: bool = True) -> list[str]:
+    """The visible text's leftovers; emphasis only on pages made from Markdown (the API pages print C++
+    declarations such as `char **argv` outside code elements)."""
     out = []
+    patterns = [(COMMAND, "a Doxygen command reached the text"),
+                (ESCAPED_TAG, "an escaped HTML tag or comment is shown as text"),
+                (MARKDOWN_LEFTOVER, "Markdown syntax is shown as text")]
+    if from_markdown:
+        patterns.append((EMPHASIS, "an emphasis marker is shown as text"))
     for line, text in page.text:
-        for pattern, what in ((COMMAND, "a Doxygen command reached the text"),
-                              (ESCAPED_TAG, "an escaped HTML tag or comment is shown as text"),
-                              (MARKDOWN_LEFTOVER, "Markdown syntax is shown as text")):
+        for pattern, what in patterns:
             by_line: dict[int, list[re.Match]] = {}
             for m in pattern.finditer(text):
                 by_line.setdefault(line + text.count("\n", 0, m.start()), []).append(m)
@@ -314,14 +324,16 @@ def main() -> int:
     doxyfile = args.doxyfile or html_dir.parent / "Doxyfile"
     pages = {p.name: parse(p) for p in sorted(html_dir.glob("*.html"))}
     ids = {str((html_dir / n).resolve()): p.ids for n, p in pages.items()}
+    md_pages = doxygen_pages(doxyfile)
+    from_markdown = {source_structure(md)[0] for md in md_pages if md.is_file()}
     problems = []
     for name, page in pages.items():
-        problems += check_text(name, page)
+        problems += check_text(name, page, name in from_markdown)
         problems += check_links(html_dir, name, page, ids)
         if not any(s.split("/")[-1] == STYLESHEET for s in page.stylesheets):
             problems.append(f"{name}: does not load {STYLESHEET} (HTML_EXTRA_STYLESHEET): wide tables and code "
                             "would widen or be cut off")
-    problems += check_sources(html_dir, doxygen_pages(doxyfile), pages)
+    problems += check_sources(html_dir, md_pages, pages)
     problems += duplicate_images(html_dir, pages)
     for problem in problems:
         print(problem)

@@ -1,7 +1,7 @@
 """figures_read_results.py RESULTS_JSON: the lesson's tables render from a results file the program's
 tables code wrote (tests/test_tables.cpp writes one from made-up measurements), as they do from the
 committed ones (and the blocks the committed ones do not hold yet, such as "copy_return"), that the
-committed results give every inline value of the lesson and of its answer key (instructor/answer_key.md),
+committed results give every inline value of the lesson, its lab notebook and its answer key (instructor/answer_key.md),
 and that each value sits in those pages where Doxygen and Markdown show it as written. Exit 1, naming the
 block, value or line, when not."""
 import copy
@@ -34,13 +34,14 @@ for name in failed:
 # The inline values read the program's results file without failing (made-up measurements lack the
 # device's details and the real tuned copies, so some of them say they were not measured) ...
 figures.values({"made_up": doc})
-# ... and every value the lesson or its answer key shows is one the committed results give, never the
+# ... and every value the lesson, its notebook or its answer key shows is one the committed results give, never the
 # placeholder.
 committed = {path.parent.name: json.loads(path.read_text())
              for path in sorted((chapter.parent / "results").glob("*/02_bandwidth.json"))}
 given = figures.values(committed)
 # A handout has no instructor/ folder: its answer key is checked where it exists.
-pages = [p for p in (chapter / "README.md", chapter / "instructor" / "answer_key.md") if p.is_file()]
+pages = [p for p in (chapter / "README.md", chapter / "notebook.md", chapter / "instructor" / "answer_key.md")
+         if p.is_file()]
 unmeasured = []
 for page in pages:
     for name in re.findall(r"<!-- value:([\w.-]+) -->", page.read_text()):

@@ -2,7 +2,8 @@
 """scripts/check_html.py can fail: a page broken the way chapter 02's was (a @ref label split over two
 lines makes Doxygen 1.9 print the rest of the page as raw markup, with zero warnings) must be reported,
 with the command, the lost heading and the lost table named; the same page fixed must pass. Also: a dead
-#anchor, the same picture under two names and code spans left as text (backticks) are reported.
+#anchor, the same picture under two names, code spans left as text (backticks) and emphasis markers left as
+text (bold around a link, bold that starts with a code span of "-": chapters 04, 05 and 07 had them) are reported.
 
     python3 docs/tests/test_check_html.py DOXYGEN
 """
@@ -110,6 +111,29 @@ def main() -> int:
         expect("a code span over two line breaks (chapter 01's option list) must be named",
                "Markdown syntax is shown as text: 'lists `" in out, out)
         expect("a code span in a @ref label must be named", "nvcc" in out, out)
+
+        # The three shapes the pages had: bold around a glossary @ref (04), bold around a @ref in a list item
+        # (05), bold that starts with a code span of an option "-..." (07).
+        stars = Path(tmp) / "stars"
+        stars.mkdir()
+        extra = ('The tree runs **in place in @ref other "global memory"**, on the input.\n\n'
+                 '- The whole reduction is **one @ref other "launch"**, which matters.\n\n'
+                 '**`-use_fast_math` and `-G`.** Two flags.\n')
+        rc, out = check(build(doxygen, stars, '"beyond the lesson"', extra), stars / "Doxyfile")
+        emphasis = [line for line in out.splitlines() if "an emphasis marker is shown as text" in line]
+        expect("bold around a link must be named", any("'The tree runs **in place in'" in line for line in emphasis),
+               out)
+        expect("bold around a link in a list item must be named",
+               any("'whole reduction is **one'" in line for line in emphasis), out)
+        expect("bold that starts with a code span of '-' must be named",
+               any("'.** Two flags.'" in line for line in emphasis), out)
+        # Rendered emphasis, arithmetic and identifiers in code are not reported.
+        fine = Path(tmp) / "fine"
+        fine.mkdir()
+        extra = ('Plain **bold**, *italic* and __strong__ render; 2 * 3 * 4 is arithmetic, a*b*c a product, and\n'
+                 '`__syncwarp()` and `**p` are code.\n')
+        rc, out = check(build(doxygen, fine, '"beyond the lesson"', extra), fine / "Doxyfile")
+        expect("rendered emphasis, arithmetic and code must pass", rc == 0 and not out.strip(), out)
 
     for failure in failures:
         print(f"FAILED: {failure}")
