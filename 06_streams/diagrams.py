@@ -6,13 +6,19 @@
   landed and the previous chunk's kernel has ended, and so on. The bar lengths are the calibration of the
   committed run (results/<gpu>/06_streams.json: H, K and D of the whole buffer, each chunk a 1/N share), and
   the finishing times are checked against the model's formula (src/model.cpp) before anything is drawn.
+- ch06_stream_order_diagram.svg: what orders work between streams, on one time axis. Three kernels issued
+  in stream A, a default stream and stream B: with blocking A and B and the legacy default stream they run
+  one after another; with the per-thread default stream, or with non-blocking A and B, side by side (the
+  `default_stream` scenario; its model times in the committed results give the bar lengths, and the drawing
+  refuses results whose serial model is not the three kernels end to end). Below, an event as a dependency:
+  stream 2 waits (cudaStreamWaitEvent) for the event stream 1 recorded after its copy, and nothing else.
 """
 from __future__ import annotations
 
 import json
 import pathlib
 
-from diagram_style import SMALL, box, label, new_diagram, save
+from diagram_style import SMALL, arrow, box, label, new_diagram, save
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 CHUNKS = 4  # a point of the committed sweep (N = 4 chunks over 4 streams): few enough bars to read
@@ -99,4 +105,78 @@ def draw(out_dir: pathlib.Path) -> list[str]:
     label(ax, x0 + total * scale + 0.1, y, "ms", size=SMALL)
     label(ax, x0, y - 0.45, f"H: copy in, K: kernel, D: copy out; lengths from the calibration of the committed run on the "
           f"{gpu}", size=SMALL)
-    return [save(fig, out_dir, "ch06_stream_timeline_diagram.svg")]
+    return [save(fig, out_dir, "ch06_stream_timeline_diagram.svg"), draw_stream_order(out_dir, doc)]
+
+
+def _default_stream_models(doc: dict) -> tuple[float, float]:
+    """(one kernel's ms, the serialised run's ms) from the model column of the `default_stream` rows."""
+    rows = {r["variant"]: r for r in doc.get("rows", []) if r.get("scenario") == "default_stream"}
+    try:
+        serial = rows["blocking A/B + legacy default"]["model_ms"]
+        one = rows["blocking A/B + per-thread default"]["model_ms"]
+    except KeyError as missing:
+        raise SystemExit(f"diagrams.py: the committed default_stream rows lack {missing}")
+    if abs(serial - 3 * one) > 1e-9 * serial:
+        raise SystemExit(f"diagrams.py: the serialised model ({serial} ms) is not three kernels of {one} ms end to end")
+    return one, serial
+
+
+def draw_stream_order(out_dir: pathlib.Path, doc: dict) -> str:
+    t, serial = _default_stream_models(doc)
+    scale = 5.4 / serial  # inches per ms
+    x0, bar, step = 2.35, 0.3, 0.42
+    height = 0.4 + 3 * step + 0.55 + 3 * step + 0.55 + 2 * step + 0.75
+    fig, ax = new_diagram(x0 + serial * scale + 3.3, height)
+
+    def kernel(y, start, text, kind="kernel"):
+        box(ax, x0 + start * scale, y, t * scale, bar, text, kind=kind, rounded=False, lw=0.8, size=SMALL)
+
+    def rows(y, names):
+        out = []
+        for name in names:
+            label(ax, 0.1, y + bar / 2, name, size=SMALL)
+            out.append(y)
+            y -= step
+        return out
+
+    names = ("stream A (blocking)", "legacy default stream", "stream B (blocking)")
+    y = height - 0.35
+    label(ax, 0.1, y, "Blocking streams A and B, one kernel in the legacy default stream between them: "
+          f"{serial:g} ms", size=SMALL + 1)
+    ya, yd, yb = rows(y - 0.45, names)
+    kernel(ya, 0, "A")
+    kernel(yd, t, "default")
+    kernel(yb, 2 * t, "B")
+    arrow(ax, (x0 + t * scale, ya), (x0 + t * scale + 0.02, yd + bar), kind="neutral", lw=0.8)
+    arrow(ax, (x0 + 2 * t * scale, yd), (x0 + 2 * t * scale + 0.02, yb + bar), kind="neutral", lw=0.8)
+    label(ax, x0 + 0.05, yb + bar / 2, "default waits for A, B waits for default", size=SMALL)
+
+    y = yb - 0.45
+    label(ax, 0.1, y, f"The per-thread default stream, or non-blocking A and B: {t:g} ms", size=SMALL + 1)
+    ya, yd, yb = rows(y - 0.45, ("stream A", "default stream", "stream B"))
+    for row, text in ((ya, "A"), (yd, "default"), (yb, "B")):
+        kernel(row, 0, text)
+
+    y = yb - 0.45
+    label(ax, 0.1, y, "An event as a dependency: stream 2 waits for stream 1's copy, and for nothing else",
+          size=SMALL + 1)
+    y1, y2 = rows(y - 0.45, ("stream 1", "stream 2"))
+    kernel(y1, 0, "H: copy in", kind="copy")
+    kernel(y1, t, "K (stream 1)")
+    kernel(y2, 0, "other work")
+    kernel(y2, t, "K (stream 2)")
+    ex = x0 + t * scale
+    ax.plot([ex, ex], [y1 - 0.05, y1 + bar + 0.05], color="#d55e00", lw=2)
+    label(ax, x0 + 2 * t * scale + 0.1, y1 + bar / 2, "orange mark: event e, cudaEventRecord(e, stream 1) after H", size=SMALL)
+    arrow(ax, (ex, y1 - 0.05), (ex + 0.02, y2 + bar), kind="conflict", lw=1.0)
+    label(ax, x0 + 2 * t * scale + 0.1, y2 + bar / 2, "K (stream 2) issued after cudaStreamWaitEvent(stream 2, e)", size=SMALL)
+    # A time axis in ms under the bars.
+    y = y2 - 0.25
+    ax.plot([x0, x0 + serial * scale], [y, y], color="#444444", lw=0.8)
+    for k in range(4):
+        ax.plot([x0 + k * t * scale] * 2, [y - 0.04, y + 0.04], color="#444444", lw=0.8)
+        label(ax, x0 + k * t * scale, y - 0.16, f"{k * t:g}", ha="center", size=SMALL)
+    label(ax, x0 + serial * scale + 0.1, y, "ms", size=SMALL)
+    label(ax, 0.1, y - 0.42, "Bar lengths: the default_stream scenario's model (spin kernels of equal length); the "
+          "arrows are waits the streams' order imposes", size=SMALL)
+    return save(fig, out_dir, "ch06_stream_order_diagram.svg")

@@ -140,6 +140,8 @@ def _small_values(slug):
         cal = doc["extra"]["calibration"]
         out |= {f"small_copies.{tag}.serial_us": f"{doc['extra']['serial_ms'] * 1e3:.0f}",
                 f"small_copies.{tag}.h2d_us": f"{cal['h2d_ms'] * 1e3:.1f}",
+                f"small_copies.{tag}.serial_ms": f"{doc['extra']['serial_ms']:.4f}",
+                f"small_copies.{tag}.n1_speedup": _times(next(p for p in sweep if p["chunks"] == 1)["speedup"]),
                 f"small_copies.{tag}.best_n": str(best["chunks"]),
                 f"small_copies.{tag}.best_speedup": f"{best['speedup']:.2f}×",
                 f"small_copies.{tag}.model_best_speedup": f"{model_best['model_speedup']:.2f}×",
@@ -262,6 +264,11 @@ def _gpu_values(doc):
         "d2h_ms": lambda: f"{cal['d2h_ms']:.3f}",
         "both_ms": lambda: f"{cal['both_copies_ms']:.3f}",
         "both_over_one": lambda: f"{cal['both_copies_ms'] / max(cal['h2d_ms'], cal['d2h_ms']):.2f}×",
+        # The sweep's baseline, as the program computes it (scenario_pipeline.cpp): every row's speedup is
+        # serial_ms, the unchunked run timed once before the sweep, over the row's time; the N = 1 row is a
+        # second timing of that run, so its speedup is the run-to-run difference.
+        "serial_ms": lambda: f"{extra['serial_ms']:.3f}",
+        "sweep_n1_speedup": lambda: _times(next(p for p in extra["sweep"] if p["chunks"] == 1)["speedup"]),
         "best_n": lambda: str(best["best_chunks"]),
         "best_speedup": lambda: _fmt(best["measured_speedup"], "ratio").replace("x", "×"),
         "best_model_speedup": lambda: _fmt(best["model_speedup"], "ratio").replace("x", "×"),

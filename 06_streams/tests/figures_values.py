@@ -8,8 +8,15 @@
 3. The answer key (instructor/answer_key.md) likewise: every value it names is one the committed results
    give, its Questions type no measured number outside a value, the per-chunk arithmetic it shows adds
    up, and the sweep's values follow the best N of the results rather than a typed one.
+4. The speedup baseline the pages state is the one the program computes: every sweep row's speedup is the
+   serial time (the unchunked run timed before the sweep, `serial_ms`) over the row's time, in the results;
+   the lesson states that time as a value, and the speedups its sweep table shows are that time over the
+   times it shows (to their rounding), as are the notebook's small-size tables over their own serial times.
+5. The lab notebook (notebook.md) is held to the README's rules: its values come from the results and no
+   measured number is typed into its prose.
 Exit 1, naming what differs."""
 import copy
+import re
 import pathlib
 import sys
 
@@ -68,5 +75,73 @@ for slug in committed:
     # A sweep whose best N is its last has no right side of the U: the values say so, never a typed number.
     other["extra"]["summary"]["balanced_pipeline"]["best_chunks"] = sweep[-1]["chunks"]
     expect("the N after a best that is the last", figures.values({"other": other}).get("other.sweep.next_n"), figures.MISSING)
+
+# 4. The sweep's baseline, as computed (scenario_pipeline.cpp) and as the pages state it.
+def shown_speedups(table_text):
+    """(measured ms, shown speedup) of each row of the first Markdown table in table_text whose header has
+    'measured ms' followed by 'speedup' (the N sweep's columns)."""
+    rows, header = [], None
+    for line in table_text.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if header is None and "measured ms" in cells and "speedup" in cells:
+            header = cells
+        elif header and line.startswith("|") and not set(line) <= set("|-: "):
+            rows.append((float(cells[header.index("measured ms")]), float(cells[header.index("speedup")].rstrip("x"))))
+        elif header and rows and not line.startswith("|"):
+            break
+    return rows
+
+
+def agrees(serial, measured, shown, serial_decimals, measured_decimals):
+    """shown (2 decimals) is serial / measured, both given rounded to the decimals the page shows them with."""
+    exact = serial / measured
+    slack = exact * (0.5 * 10 ** -serial_decimals / serial + 0.5 * 10 ** -measured_decimals / measured)
+    return abs(shown - exact) <= 0.005 + slack + 1e-12
+
+
+lesson = (chapter / "README.md").read_text()
+notebook_path = chapter / "notebook.md"
+for slug, doc in committed.items():
+    serial = doc["extra"]["serial_ms"]
+    for p in doc["extra"]["sweep"]:
+        if abs(p["speedup"] - serial / p["measured_ms"]) > 1e-9 * p["speedup"]:
+            failures.append(f"{slug}: N={p['chunks']} stores speedup {p['speedup']}, serial_ms / measured_ms is "
+                            f"{serial / p['measured_ms']}: the baseline the pages state is not the program's")
+    if f"<!-- value:{slug}.serial_ms -->" not in lesson:
+        failures.append(f"{slug}: the lesson does not state the sweep's baseline (value {slug}.serial_ms)")
+    shown_serial = float(given[f"{slug}.serial_ms"])
+    block = figures.tables({slug: doc})["streams_sweep"]
+    rows = shown_speedups(block)
+    if not rows:
+        failures.append(f"{slug}: no row of the sweep table could be read")
+    for measured, shown in rows:
+        if not agrees(shown_serial, measured, shown, 3, 3):
+            failures.append(f"{slug}: the sweep shows {shown:.2f}x at {measured} ms, but the stated baseline "
+                            f"{shown_serial} ms over {measured} ms is {shown_serial / measured:.4f}")
+    best = doc["extra"]["summary"]["balanced_pipeline"]
+    at_best = next(p for p in doc["extra"]["sweep"] if p["chunks"] == best["best_chunks"])
+    expect(f"{slug}: the best speedup is the sweep's row at the best N", given[f"{slug}.best_speedup"],
+           f"{at_best['speedup']:.2f}×")
+    for tag, run in figures.load_small(slug).items():
+        small_serial = float(given[f"{slug}.small_copies.{tag}.serial_ms"])
+        for p in run["extra"]["sweep"]:
+            shown = float(f"{p['speedup']:.2f}")
+            if not agrees(small_serial, float(f"{p['measured_ms']:.3f}"), shown, 4, 3):
+                failures.append(f"{slug} {tag}: N={p['chunks']} shows {shown:.2f}x, the stated baseline "
+                                f"{small_serial} ms over {p['measured_ms']:.3f} ms does not give it")
+
+# 5. The lab notebook: the README's rules for values and typed numbers.
+if notebook_path.is_file():
+    notebook = notebook_path.read_text()
+    for name in re.findall(r"<!-- value:([\w.-]+) -->", notebook):
+        if given.get(name, figures.MISSING) == figures.MISSING:
+            failures.append(f"notebook value {name}: the committed results do not give it")
+    prose = re.sub(r"<!-- BEGIN generated:([\w.-]+) -->.*?<!-- END generated:\1 -->", "", notebook,
+                                flags=re.S)
+    prose = re.sub(r"<!-- value:[\w.-]+ -->.*?<!-- /value -->", "", prose, flags=re.S)
+    for typed in re.findall(r"\d+\.\d+\s*(?:x|×|ms|µs|us|GB/s|%)(?!\w)", prose):
+        failures.append(f"a measured number typed into the notebook's prose: {typed}")
+else:
+    failures.append("06_streams/notebook.md, the lab notebook, is missing")
 
 failures.finish()
