@@ -134,8 +134,9 @@ PINNED_MATPLOTLIB = "3.9.2"
 
 
 def chapter_pages(chapter: Path) -> list[Path]:
-    """The pages make_figures fills for a chapter: its lesson and, where there is one, its answer key."""
-    return [p for p in (chapter / "README.md", chapter / "instructor" / "answer_key.md") if p.is_file()]
+    """The pages make_figures fills for a chapter: its lesson and, where there are, its lab notebook and answer key."""
+    return [p for p in (chapter / "README.md", chapter / "notebook.md", chapter / "instructor" / "answer_key.md")
+            if p.is_file()]
 
 
 def main() -> int:
