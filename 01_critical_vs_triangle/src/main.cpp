@@ -60,8 +60,8 @@ Options parse_options(int argc, char** argv) {
   app.add_option("--steps", c.steps, "timed MD steps per strategy and team size (0: force part only)")->capture_default_str();
   app.add_option("--reference-steps", c.reference_steps, "steps of the serial reference loop, whose end state the "
                  "forces are checked on (default: --steps)");
-  course::add_list_option(app, "--threads", threads, "N: the sweep 1..N (N up to 4 x the logical cores); or team "
-                          "sizes like 1,2,4,8");
+  course::add_list_option(app, "--threads", threads, "N: the sweep 1..N (N up to 4 x the logical cores); team "
+                          "sizes like 1,2,4,8; or powers: 1,2,4,... up to the logical cores (the tour)");
   course::add_variants_option(app, variants)->description("force strategies to run (default: all): serial, critical, "
                                                           "triangle, atomic, thread_arrays, full_list, full_list_vectorized; comma-separate or repeat");
   app.add_option("--rebuild-every", c.rebuild_every, "neighbour-list rebuild period (steps)")->capture_default_str();
@@ -85,7 +85,7 @@ Options parse_options(int argc, char** argv) {
       ->check(CLI::IsMember({"vectorized", "baseline"}))->capture_default_str();
   course::add_common_options(app, o.common, course::Processor::cpu);
   course::parse_command_line(app, argc, argv);
-  c.threads = md::parse_thread_list(threads, md::max_team_size());
+  c.threads = md::parse_thread_list(threads, md::max_team_size(), omp_get_num_procs());
   c.minimum_image_every_pair = minimum_image == "every-pair";
   c.list_build = list_build == "baseline" ? md::ListBuildPass::baseline : md::ListBuildPass::vectorized;
   if (!c.data_file.empty()) {

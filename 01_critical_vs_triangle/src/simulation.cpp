@@ -139,16 +139,24 @@ void validate_config(const Config& c) {
                      gib(needed) + ", more than 80% of this machine's " + gib(available) + ": use fewer cells or threads");
 }
 
-std::vector<int> parse_thread_list(const std::vector<std::string>& items, int max_team) {
+std::vector<int> powers_up_to(int cores) {
+  std::vector<int> teams;
+  for (int t = 1; t <= cores; t *= 2) teams.push_back(t);
+  if (teams.empty() || teams.back() != cores) teams.push_back(std::max(1, cores));
+  return teams;
+}
+
+std::vector<int> parse_thread_list(const std::vector<std::string>& items, int max_team, int cores) {
   const auto parse_one = [&](const std::string& word) {
     // Decimal only, like every integer option: "010" is neither 8 nor 10.
     const std::string problem = course::decimal_integer_problem(word, false);
     if (!problem.empty() || word.size() > 6)
-      throw course::UsageError("--threads " + word + ": not a count (use N for the sweep 1..N, or a list like 1,2,4)" +
+      throw course::UsageError("--threads " + word + ": not a count (use N for the sweep 1..N, a list like 1,2,4, or powers)" +
                                (problem.empty() ? std::string() : ": " + problem));
     return std::stoi(word);
   };
   if (items.empty()) throw course::UsageError("--threads names no thread count");
+  if (items.size() == 1 && items.front() == "powers") return powers_up_to(cores);
   std::vector<int> teams;
   if (items.size() == 1) {
     const int largest = parse_one(items.front());

@@ -65,10 +65,16 @@ void require_team(int threads);
 /// cannot follow (check_time_step in stability.hpp), or more memory than the machine has.
 void validate_config(const Config& config);
 
-/// The items of --threads: one count N → the sweep 1, 2, …, N; several → exactly those, sorted,
-/// duplicates dropped. Throws course::UsageError on anything but counts in 1..max_team (a single N above
-/// it says to name the large teams as a list instead of sweeping up to them).
-std::vector<int> parse_thread_list(const std::vector<std::string>& items, int max_team);
+/// The items of --threads: one count N → the sweep 1, 2, …, N; the word `powers` → 1, 2, 4, … up to
+/// `cores` (and `cores` itself when it is no power of two: the tour's few team sizes, see powers_up_to);
+/// several counts → exactly those, sorted, duplicates dropped. Throws course::UsageError on anything but
+/// counts in 1..max_team (a single N above it says to name the large teams as a list instead of sweeping
+/// up to them).
+std::vector<int> parse_thread_list(const std::vector<std::string>& items, int max_team, int cores);
+
+/// 1, 2, 4, … while ≤ cores, then cores itself if it is not a power of two: a short sweep whose length
+/// grows with log2(cores) (64 cores: 7 teams), so that the tour ends in seconds on a large machine.
+std::vector<int> powers_up_to(int cores);
 
 /// Builds the configured system: fcc lattice, velocities at the configured temperature; or a copy of the
 /// state it starts from (config.initial).

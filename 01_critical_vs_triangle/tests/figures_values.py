@@ -19,6 +19,7 @@ import copy
 import json
 import pathlib
 import re
+import statistics
 import sys
 
 chapter = pathlib.Path(__file__).resolve().parent.parent
@@ -64,7 +65,7 @@ expect("hypervisor", v.get("made_up.hypervisor"), "none reported")
 expect("force ranges apart", v.get("made_up.force_ranges_apart"), "all 6")
 expect("triangle ahead", v.get("made_up.triangle_ahead.20"), "all 3")
 expect("full_list overtakes", v.get("made_up.full_list_overtakes.20"), "from 4 threads on")
-expect("clamp", v.get("made_up.clamped_at"), "no system size and team measured here")
+expect("clamp", v.get("made_up.clamp_verdict"), "was never clamped (Δ stayed below its limit in every row)")
 expect("idle ratio", v.get("made_up.idle_ratio_small"), "0.50–0.50")
 tables = figures.tables({"made_up": made_up})
 if "made_up" in json.dumps(tables) and "Made-up CPU" not in tables["cvt_sweep"]:
@@ -196,6 +197,7 @@ expect("full_list ahead, ranges apart", v.get("made_up.full_list_ahead_apart.20"
 expect("full_list verdict", v.get("made_up.full_list_ahead_verdict"), "back that")
 expect("the clamped row", v.get("made_up.clamped_delta"), "Δ = 1,000 against a limit of 900 (32,000 atoms, 8 threads)")
 expect("the limit holds", v.get("made_up.limit_holds"), "at teams 2 and 4")
+expect("the clamp's verdict", v.get("made_up.clamp_verdict"), "was clamped (Δ at its limit) only at 32,000 atoms on 8 threads")
 expect("image mode", v.get("made_up.image_mode", "").startswith("its half-list loops"), True)
 # Which vector clone ran: said only where the run recorded it (header cpu_vector_extensions, row isa).
 expect("clone not recorded", v.get("made_up.isa.bound"), figures.ISA_NOT_RECORDED)
@@ -211,5 +213,63 @@ for r in story["rows"]:
         r["force_ms_min"], r["force_ms_max"] = 0.1 * r["force_ms"], 10 * r["force_ms"]
 expect("full_list verdict, ranges overlapping", figures.values({"made_up": story}).get("made_up.full_list_ahead_verdict"),
        "do not back that")
+
+
+# 5. A statistic says what it is over. Δ/N is "the plain median over the team sizes of two threads or more",
+# over the teams its delta_per_atom_teams value names: recomputed here from the rows that description picks
+# (statistics.median: the mean of the middle two for an even count), for the committed results and for a made-up
+# sweep whose one-thread row and even team count would tell an upper median or a median over every team apart.
+DESCRIPTION = "the plain median over the team sizes of two threads or more"
+TEAMS = re.compile(r"(\d+) team sizes?, (\d+)–(\d+) threads")
+
+
+def check_delta_per_atom(results, label):
+    given_here = figures.values(results)
+    for slug in figures._sweep_slugs(results):  # the machines whose values the lesson quotes
+        doc = results[slug]
+        for cells in sorted({r["cells"] for r in doc["rows"]}):
+            described = given_here.get(f"{slug}.delta_per_atom_teams.{cells}", "")
+            m = TEAMS.fullmatch(described)
+            if not m:
+                failures.append(f"{label} {cells} cells: Δ/N's teams are described as {described!r}")
+                continue
+            count, low, high = map(int, m.groups())
+            picked = [r["triangle_step"] / r["atoms"] for r in doc["rows"] if r["cells"] == cells
+                      and r["strategy"] == "triangle" and low <= r["threads"] <= high and r.get("triangle_step")]
+            expect(f"{label} {cells} cells: the teams Δ/N is over", (count, low >= 2), (len(picked), True))
+            expect(f"{label} {cells} cells: Δ/N, the plain median over those teams",
+                   given_here.get(f"{slug}.delta_per_atom.{cells}"), f"{statistics.median(picked):.4f}")
+
+
+check_delta_per_atom(committed, "committed")
+steps = {1: 0.0500, 2: 0.0010, 4: 0.0020, 8: 0.0040, 16: 0.0080}  # four teams of two or more: an even count
+even_rows = [row(20, "serial", 1, 10.0)]
+for t, ratio in steps.items():
+    even_rows += [row(20, "critical", t, 10.0 / t, model_idle_ms=0.5),
+                  row(20, "triangle", t, 10.0 / t, triangle_step=ratio * 32000, max_triangle_step=1e9, clamped=False)]
+even = {"made_up": {"rows": even_rows, "device": {}, "config": {}, "extra": {}}}
+check_delta_per_atom(even, "made-up")
+expect("made-up Δ/N: the mean of the middle two of 0.001, 0.002, 0.004, 0.008",
+       figures.values(even).get("made_up.delta_per_atom.20"), "0.0030")
+readme_text = (chapter / "README.md").read_text()
+delta_sentence = readme_text[readme_text.find("Δ/N, the plain median"):readme_text.find("threads respectively")]
+expect("the lesson says what Δ/N is a median over", DESCRIPTION in " ".join(delta_sentence.split()), True)
+for cells in sorted({r["cells"] for r in committed["h100"]["rows"]}) if "h100" in committed else []:
+    expect(f"the lesson names the teams of Δ/N at {cells} cells",
+           f"<!-- value:h100.delta_per_atom_teams.{cells} -->" in delta_sentence, True)
+
+# 6. The lab notebook (notebook.md) is generated prose too, under the lesson's rules (prose_checks): every value
+# it shows is given by the committed results, none sits where Doxygen mangles it, no measured number is typed.
+notebook = (chapter / "notebook.md").read_text()
+for name in re.findall(r"<!-- value:([\w.-]+) -->", notebook):
+    if given.get(name, figures.MISSING) == figures.MISSING:
+        failures.append(f"notebook value {name}: the committed results do not give it")
+for line in notebook.splitlines():
+    if re.match(r"\s*<!-- value:", line) or "<!-- /value --> " in line:
+        failures.append(f"notebook line starts with a value, or a plain space follows one: {line.strip()}")
+typed = re.sub(r"<!-- BEGIN generated:([\w.-]+) -->.*?<!-- END generated:\1 -->", "", notebook, flags=re.S)
+typed = re.sub(r"```.*?```", "", re.sub(r"<!-- value:[\w.-]+ -->.*?<!-- /value -->", "", typed, flags=re.S), flags=re.S)
+for number in re.findall(r"\d+\.\d+\s*(?:x|×|ms|µs|us|GB/s|%)(?!\w)", typed):
+    failures.append(f"a measured number typed into the notebook: {number}")
 
 failures.finish()

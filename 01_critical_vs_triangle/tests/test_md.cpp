@@ -372,11 +372,25 @@ TEST_CASE("validate_config accepts the defaults and rejects what cannot run") {
 
 TEST_CASE("--threads: one count is a sweep up to 4 x the cores, several are exact teams, junk is refused") {
   using items = std::vector<std::string>;
-  CHECK(md::parse_thread_list(items{"4"}, 8) == std::vector<int>{1, 2, 3, 4});
-  CHECK(md::parse_thread_list(items{"1"}, 8) == std::vector<int>{1});
-  CHECK(md::parse_thread_list(items{"8", "1", "4", "4"}, 8) == std::vector<int>{1, 4, 8});
+  CHECK(md::parse_thread_list(items{"4"}, 8, 2) == std::vector<int>{1, 2, 3, 4});
+  CHECK(md::parse_thread_list(items{"1"}, 8, 2) == std::vector<int>{1});
+  CHECK(md::parse_thread_list(items{"8", "1", "4", "4"}, 8, 2) == std::vector<int>{1, 4, 8});
   for (const items& bad : {items{}, items{""}, items{"0"}, items{"-2"}, items{"abc"}, items{"1", "0"},
-                           items{"99999999"}, items{"3.5"}, items{"9"}, items{"1", "9"}, items{"1000"}})
-    CHECK_THROWS_AS(md::parse_thread_list(bad, 8), course::UsageError);
+                           items{"99999999"}, items{"3.5"}, items{"9"}, items{"1", "9"}, items{"1000"},
+                           items{"powers", "4"}, items{"Powers"}, items{"power"}})
+    CHECK_THROWS_AS(md::parse_thread_list(bad, 8, 2), course::UsageError);
   CHECK(md::max_team_size() >= 4);
+}
+
+TEST_CASE("--threads powers: the tour's short sweep, 1, 2, 4, ... up to the cores, the core count last") {
+  using items = std::vector<std::string>;
+  using teams = std::vector<int>;
+  CHECK(md::parse_thread_list(items{"powers"}, 256, 64) == teams{1, 2, 4, 8, 16, 32, 64});
+  CHECK(md::parse_thread_list(items{"powers"}, 64, 16) == teams{1, 2, 4, 8, 16});
+  CHECK(md::parse_thread_list(items{"powers"}, 48, 12) == teams{1, 2, 4, 8, 12});
+  CHECK(md::parse_thread_list(items{"powers"}, 8, 2) == teams{1, 2});
+  CHECK(md::parse_thread_list(items{"powers"}, 4, 1) == teams{1});
+  CHECK(md::powers_up_to(3) == teams{1, 2, 3});
+  // A few sizes even on a very large machine: the tour's table stays short (6 strategies a team).
+  CHECK(md::powers_up_to(256).size() == 9);
 }
