@@ -7,7 +7,8 @@ For each chapter folder NN_topic with a figures.py, loads every results/<gpu>/NN
         <!-- BEGIN generated:NAME -->
         ...
         <!-- END generated:NAME -->
-    in the chapter's README.md and its instructor/answer_key.md, which are rewritten in place, and
+    in the chapter's README.md, its notebook.md (the lab notebook) and its instructor/answer_key.md, which
+    are rewritten in place, and
   - values(results) (optional) gives the text of each inline value
         <!-- value:NAME -->1.72x<!-- /value -->
     so that a measured number in lesson prose (or an answer key) is generated too, never typed.
@@ -134,8 +135,10 @@ PINNED_MATPLOTLIB = "3.9.2"
 
 
 def chapter_pages(chapter: Path) -> list[Path]:
-    """The pages make_figures fills for a chapter: its lesson and, where there is one, its answer key."""
-    return [p for p in (chapter / "README.md", chapter / "instructor" / "answer_key.md") if p.is_file()]
+    """The pages make_figures fills for a chapter: its lesson and, where there are, its lab notebook
+    (notebook.md: the tables the lesson leaves out) and its answer key."""
+    return [p for p in (chapter / "README.md", chapter / "notebook.md", chapter / "instructor" / "answer_key.md")
+            if p.is_file()]
 
 
 def main() -> int:
@@ -240,7 +243,8 @@ def main() -> int:
     for ref in missing_images([p for p in pages if p.is_file()], images):
         print(f"missing image: {ref}", file=sys.stderr)
         stale.append(ref)
-    for ref in uncaptioned_images([c / "README.md" for c in chapters if (c / "README.md").is_file()]):
+    for ref in uncaptioned_images([c / name for c in chapters for name in ("README.md", "notebook.md")
+                                   if (c / name).is_file()]):
         print(f"image without a caption: {ref}", file=sys.stderr)
         stale.append(ref)
     if stale:
