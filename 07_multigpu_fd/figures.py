@@ -302,10 +302,9 @@ def _scaling_lesson(docs):
     first = next(iter(_scaling_sets(docs)[key].values()))[1]
     calibrated = next(iter(model.values()))["calibrated_at"]
     head = (f"Strong scaling of the {first['nx']}×{first['ny']} mesh on the {_name(slug, doc)} machine "
-            f"(results/{slug}), rung `{variant}`. The model column is compute plus exchange: the tallest slab "
-            f"at the one-GPU bandwidth, plus one copy's cost for every copy the busiest GPU sends"
-            + (f", that cost taken from the {calibrated}-GPU run without overlap (so the model equals it there)."
-               if calibrated else "."))
+            f"(results/{slug}), rung `{variant}`"
+            + (f"; one copy's cost taken from the {calibrated}-GPU run without overlap, which the model therefore "
+               "equals." if calibrated else "."))
     return head + "\n\n" + table
 
 
