@@ -614,7 +614,7 @@ def values(results):
              "default_rung", "book_smem", "book_register_arithmetic", "book_smem_arithmetic", "book_warp_limit",
              "book_slot_limit", "book_loads",
              "ldg_loads", "tiled_vec4_pct", "tall_strip_pct", "tall_strip_shape", "best_rung", "best_roofline",
-             "pipelined_pct", "pipelined_vs_prefetch", "pipelined_shape", "temporal_2_x", "temporal_3_x",
+             "pipelined_pct", "pipelined_vs_prefetch", "pipelined_shape", "pipelined_verdict", "temporal_2_x", "temporal_3_x",
              "temporal_4_x", "temporal_model_2", "temporal_model_3", "temporal_model_4", "temporal_bitwise",
              "stream_vs_copy", "ladder_sm_counts") + tuple(per_gpu) + KEY_VALUES
     out = {n: "(no results)" for n in names}
@@ -624,9 +624,24 @@ def values(results):
     return out | _answer_key_values(docs)
 
 
+def _pipelined_verdict(gpus):
+    """Whether the one-step pipelined rung pays against tiled_vec4_prefetch, on every GPU that ran both."""
+    pairs = [(doc, lad["pipelined"]["ms_per_step"] / lad["tiled_vec4_prefetch"]["ms_per_step"])
+             for slug, (doc, lad) in gpus.items() if {"pipelined", "tiled_vec4_prefetch"} <= lad.keys()]
+    if not pairs:
+        return None
+    each = ", ".join(f"{ratio:.2f}× on the {_name('', doc)}" for doc, ratio in pairs)
+    if all(ratio > 1 for _, ratio in pairs):
+        return f"does not pay: `tiled_vec4_prefetch` is faster on every GPU measured ({each})"
+    return f"pays on some GPUs: `pipelined` takes, per step, the time of `tiled_vec4_prefetch` times {each}"
+
+
 def _gpu_values(docs, gpus):
     """The values of each GPU's own ladder (named <value>_<slug>), its SM count and the default rung."""
     out = {}
+    verdict = _pipelined_verdict(gpus)
+    if verdict:
+        out["pipelined_verdict"] = verdict
     listing, _ = _listing(docs)
     out["default_rung"] = f"`{listing['extra']['default_rung']}`" if listing else NO_LISTING
     counts = sorted({doc.get("device", {}).get("sm_count") for doc, _ in gpus.values()} - {None})
