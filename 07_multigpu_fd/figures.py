@@ -85,7 +85,7 @@ def _ladder(docs):
     parts = ["What each rung changes:", "", *ideas]
     for name, gpu_rows in _by_gpu(rows):
         parts += ["", f"**{name}**", "",
-                  "| rung | shape | ms/step | Gcells/s | % of stream ceiling | % of copy roofline | vs previous |",
+                  "| rung | shape | ms/step | Gcells/s | % of copy ceiling | % of cudaMemcpy roofline | vs previous |",
                   "|---|---|---:|---:|---:|---:|---:|"]
         for r in gpu_rows:
             prev = r.get("speedup_vs_previous")
@@ -103,7 +103,7 @@ def _tune(docs):
     parts = []
     for name, gpu_rows in _by_gpu(rows):
         parts += [f"**{name}**", "",
-                  "| rung | candidate | shape | ms/step | % of stream ceiling | chosen | bitwise = first |",
+                  "| rung | candidate | shape | ms/step | % of copy ceiling | chosen | bitwise = first |",
                   "|---|---|---|---:|---:|---|---|"]
         for r in gpu_rows:
             bit = r.get("bitwise_equal")
@@ -130,22 +130,24 @@ def _best(ladder, temporal):
 
 
 def _scaling(docs):
+    """Every multi-GPU and check row of every machine: the notebook's full table, one per results folder."""
     rows = _rows(docs, "strong") + _rows(docs, "weak") + _rows(docs, "nccl") + _rows(docs, "run")
     if not rows:
         return NO_RESULTS
     # One table per GPU, seven columns: the kind names the backend (nccl: one process per GPU; the others
-    # one process), the mesh and the GPUs give the rate.
+    # one process), the mesh and the GPUs give the rate; a rung other than the runs' first is named.
     parts = []
     for name, gpu_rows in _by_gpu(rows):
         parts += [f"**{name}**", "",
-                  "| run | mesh | GPUs / slabs | overlap | ms/step | efficiency | bitwise = 1 GPU |",
-                  "|---|---|---|---|---:|---:|---|"]
+                  "| run | rung | mesh | GPUs / slabs | overlap | ms/step | efficiency | bitwise = 1 GPU |",
+                  "|---|---|---|---|---|---:|---:|---|"]
         for r in gpu_rows:
             eff = r.get("efficiency")
             bit = r.get("bitwise_equal")
             kind = f"{r['table']} ({r['backend']})" if r["backend"] != ("nccl" if r["table"] == "nccl" else "single") else r["table"]
-            parts.append(f"| {kind} | {r['nx']}×{r['ny']} | {r['gpus']} / {r['slabs']} | {'yes' if r['overlap'] else 'no'} | "
-                         f"{r['ms_per_step']:.3f} | {'-' if eff is None else f'{100 * eff:.1f}%'} | "
+            parts.append(f"| {kind} | `{r.get('variant', '-')}` | {r['nx']}×{r['ny']} | {r['gpus']} / {r['slabs']} | "
+                         f"{'yes' if r['overlap'] else 'no'} | {r['ms_per_step']:.3f} | "
+                         f"{'-' if eff is None else f'{100 * eff:.1f}%'} | "
                          f"{'-' if bit is None else ('equal' if bit else 'DIFFERS')} |")
         parts.append("")
     if any(r["table"] == "run" for _, _, r in rows):
@@ -153,6 +155,173 @@ def _scaling(docs):
                   "sections of this page (the snapshots, one run per medium, and the slab check) add one row each, "
                   "so two rows with the same mesh are two different runs.", ""]
     return "\n".join(parts).rstrip()
+
+
+# ---- what the halo costs: a model beside the measured scaling ---------------------------------------
+# The inputs, all recorded by wave_fd: per scaling row nx, ny, gpus, slabs, overlap, ms_per_step, gb_per_s
+# and steps_per_pass (absent: 1); the stencil's halo (extra.stencil.halo of the kernel listing,
+# `wave_fd --list-variants`). What the program does not record, and the model therefore assumes:
+#  - the bytes of one halo copy: halo·K rows × nx cells × 4-byte floats. The program copies whole stored
+#    rows (its padded pitch, at least nx + 40 floats), < 1 % more at the committed meshes; a row field with
+#    the bytes one exchange sends would replace this line.
+#  - the copies the busiest GPU sends per exchange: one per neighbour slab, min(2, GPUs − 1) with one slab
+#    per GPU (halo_copies: each slab sends its first rows up and its last rows down).
+#  - the tallest slab's rows: ceil(ny / slabs) (slab_rows: heights differ by at most one row).
+FLOAT_BYTES = 4
+
+
+def _stencil_halo(docs):
+    """The stencil's radius (= ghost rows per step) from any committed kernel listing, or None."""
+    for doc, _ in _listings(docs).values():
+        halo = doc.get("extra", {}).get("stencil", {}).get("halo")
+        if isinstance(halo, int) and halo > 0:
+            return halo
+    return None
+
+
+def _scaling_sets(docs):
+    """{(slug, table, variant): {(gpus, overlap): (doc, row)}} of the strong and weak sweeps, one slab per GPU."""
+    sets = {}
+    for table in ("strong", "weak"):
+        for slug, doc, r in _rows(docs, table):
+            if r["slabs"] == r["gpus"]:
+                sets.setdefault((slug, table, r.get("variant")), {})[(r["gpus"], r["overlap"])] = (doc, r)
+    return sets
+
+
+def _copies_sent(gpus):
+    """Halo copies the busiest GPU sends per exchange, one slab per GPU: none alone, one at either end,
+    two (up and down) for every slab between two others."""
+    return min(2, gpus - 1)
+
+
+def _halo_model(docs, rows, halo):
+    """{gpus: {...}} of one sweep (rows: {(gpus, overlap): (doc, row)}): what each count's halo is and what
+    the model says a step costs without overlap, or {} without the one-GPU rows the model starts from.
+
+    compute(N) = the tallest slab's cells × bytes per cell / the one-GPU run's bandwidth (its gb_per_s);
+    exchange(N) = copies sent by the busiest GPU per exchange × the cost of one copy / K (one exchange per
+    pass of K steps). The cost of one copy is not recorded: it is taken from the fewest GPUs > 1 measured
+    without overlap, as that step's time less its compute, per copy. So the model equals the measurement
+    there by construction and predicts every other count from it."""
+    out = {}
+    if halo is None or (1, False) not in rows:
+        return out
+    doc1, one = rows[(1, False)]
+    bytes_per_cell = doc1.get("extra", {}).get("bytes_per_cell", 12.0)
+    rows_per_gpu_1 = one["ny"]
+
+    def compute_ms(r):
+        tallest = -(-r["ny"] // r["gpus"])
+        return r["nx"] * tallest * bytes_per_cell / (one["gb_per_s"] * 1e9) * 1e3
+
+    counts = sorted({g for g, _ in rows})
+    calibration = next(((g, rows[(g, False)][1]) for g in counts if g > 1 and (g, False) in rows), None)
+    copy_ms = None
+    if calibration:
+        g, r = calibration
+        k = r.get("steps_per_pass", 1)
+        copy_ms = (r["ms_per_step"] - compute_ms(r)) * k / _copies_sent(g)
+    for g in counts:
+        r = (rows.get((g, False)) or rows.get((g, True)))[1]
+        k = r.get("steps_per_pass", 1)
+        copies = _copies_sent(g)
+        copy_bytes = halo * k * r["nx"] * FLOAT_BYTES
+        entry = {"rows_per_gpu": -(-r["ny"] // g), "copies": copies, "copy_bytes": copy_bytes,
+                 "bytes_per_step": copies * copy_bytes / k, "compute_ms": compute_ms(r),
+                 "steps_per_pass": k, "calibrated_at": calibration[0] if calibration else None,
+                 "copy_ms": copy_ms, "rows_per_gpu_1": rows_per_gpu_1}
+        entry["model_ms"] = None if copy_ms is None else entry["compute_ms"] + copies * copy_ms / k
+        for overlap in (True, False):
+            if (g, overlap) in rows:
+                entry["ms" if overlap else "ms_no_overlap"] = rows[(g, overlap)][1]["ms_per_step"]
+                entry["eff" if overlap else "eff_no_overlap"] = rows[(g, overlap)][1].get("efficiency")
+        out[g] = entry
+    return out
+
+
+def _kib(n):
+    return f"{n / 1024:.0f} KiB" if n >= 1024 else f"{n:.0f} B"
+
+
+def _ms(entry, key):
+    v = entry.get(key)
+    return "-" if v is None else f"{v:.3f}"
+
+
+def _pct(v):
+    return "-" if v is None else f"{100 * v:.1f}%"
+
+
+def _model_table(docs, key):
+    """The table of one sweep: per GPU count its halo, the measured times and the model's."""
+    slug, table, variant = key
+    model = _halo_model(docs, _scaling_sets(docs)[key], _stencil_halo(docs))
+    if not model:
+        return None
+    any_entry = next(iter(model.values()))
+    lines = ["| GPUs | rows per GPU | halo sent per step (busiest GPU) | ms/step, overlap | ms/step, no overlap | "
+             "model, no overlap | efficiency, overlap / no overlap |",
+             "|---:|---:|---:|---:|---:|---:|---|"]
+    for g, e in sorted(model.items()):
+        sent = "-" if e["copies"] == 0 else f"{e['copies']} × {_kib(e['copy_bytes'])}" + (
+            f" per {e['steps_per_pass']} steps" if e["steps_per_pass"] > 1 else "")
+        lines.append(f"| {g} | {e['rows_per_gpu']} | {sent} | {_ms(e, 'ms')} | {_ms(e, 'ms_no_overlap')} | "
+                     f"{_ms(e, 'model_ms')} | {_pct(e.get('eff'))} / {_pct(e.get('eff_no_overlap'))} |")
+    if any_entry["calibrated_at"] is None:
+        lines += ["", "(No count above one GPU was measured without overlap: the model has no copy cost.)"]
+    return "\n".join(lines)
+
+
+def _lesson_sweep(docs):
+    """The sweep the lesson shows: strong scaling of the machine with the most GPUs (name order breaks a
+    tie), its one-step rung first; None without scaling rows."""
+    keys = [k for k in _scaling_sets(docs) if k[1] == "strong"]
+    if not keys:
+        return None
+    sets = _scaling_sets(docs)
+
+    def rank(key):
+        rows = sets[key]
+        most = max(g for g, _ in rows)
+        k = next(iter(rows.values()))[1].get("steps_per_pass", 1)
+        return (-most, key[0], k > 1, key[2] or "")
+    return min(keys, key=rank)
+
+
+def _scaling_lesson(docs):
+    key = _lesson_sweep(docs)
+    if key is None:
+        return NO_RESULTS
+    slug, _, variant = key
+    doc = next(iter(_scaling_sets(docs)[key].values()))[0]
+    table = _model_table(docs, key)
+    if table is None:
+        return "(needs the one-GPU rows and the kernel listing of a GPU)"
+    model = _halo_model(docs, _scaling_sets(docs)[key], _stencil_halo(docs))
+    first = next(iter(_scaling_sets(docs)[key].values()))[1]
+    calibrated = next(iter(model.values()))["calibrated_at"]
+    head = (f"Strong scaling of the {first['nx']}×{first['ny']} mesh on the {_name(slug, doc)} machine "
+            f"(results/{slug}), rung `{variant}`"
+            + (f"; one copy's cost taken from the {calibrated}-GPU run without overlap, which the model therefore "
+               "equals." if calibrated else "."))
+    return head + "\n\n" + table
+
+
+def _scaling_models(docs):
+    """The notebook: the halo model of every sweep of every machine and rung."""
+    keys = sorted(_scaling_sets(docs))
+    if not keys:
+        return NO_RESULTS
+    parts = []
+    for key in keys:
+        slug, table, variant = key
+        doc = next(iter(_scaling_sets(docs)[key].values()))[0]
+        body = _model_table(docs, key)
+        if body is None:
+            continue
+        parts += [f"**{table} scaling, `{variant}`, {_name(slug, doc)} (results/{slug})**", "", body, ""]
+    return "\n".join(parts).rstrip() or "(needs the one-GPU rows and the kernel listing of a GPU)"
 
 
 def _snapshots(docs):
@@ -189,27 +358,99 @@ def _wavefield_caption(snap, gpus):
 
 # Captions of the result plots: what each shows and where to look.
 PLOT_CAPTIONS = {
-    "ch07_ladder.png": "The single-GPU ladder, one panel per GPU: compare each bar with the dashed stream ceiling, "
+    "ch07_ladder.png": "The single-GPU ladder, one panel per GPU: compare each bar with the dashed copy ceiling, "
                        "and the orange (several steps per pass) bars with the blue ones.",
     "ch07_roofline.png": "Temporal blocking against its memory model: look at how far the measured best rung for each K "
                          "stays below the dashed line that memory alone would allow.",
-    "ch07_scaling.png": "Strong and weak scaling efficiency against the number of GPUs, with and without overlap: look at the gap "
-                        "between the two lines, the cost of an exchange that is not hidden.",
+    "ch07_scaling.png": "Scaling efficiency against the number of GPUs, measured with and without overlap, beside the "
+                        "halo model without overlap (wide, pale): look at where the lines part, the cost of an exchange "
+                        "that is not hidden.",
 }
 
 
-def _images(docs):
+def _wavefield_images(docs):
     lines = [f'\\image html {name} "{_wavefield_caption(snap, gpus)}"' for name, snap, gpus in _distinct_snapshots(docs)]
-    plots = []
-    if _rows(docs, "ladder"):
-        plots.append("ch07_ladder.png")
-        if any(_best(ladder, True) for _, ladder in _ladders_by_gpu(docs).values()):
-            plots.append("ch07_roofline.png")
-    if _rows(docs, "strong"):
-        plots.append("ch07_scaling.png")
-    if not lines and not plots:
+    return "\n".join(lines) if lines else NO_RESULTS
+
+
+def _plot_image(name, present):
+    return f'\\image html {name} "{PLOT_CAPTIONS[name]}"' if present else NO_RESULTS
+
+
+def _has_roofline(docs):
+    return any(_best(ladder, True) for _, ladder in _ladders_by_gpu(docs).values())
+
+
+def _gpu_verdicts(docs):
+    """One sentence per GPU that ran the ladder: its best one-step rung against the program's 90 % target
+    (meets_90, as the program judged it) and its best temporal rung against the ceiling."""
+    lines = []
+    for slug, (doc, ladder) in _ladders_by_gpu(docs).items():
+        best, temporal = _best(ladder, False), _best(ladder, True)
+        ceiling = ladder.get("stream_ceiling")
+        if not best or not ceiling:
+            continue
+        met = doc.get("extra", {}).get("ladder_best", {}).get("meets_90")
+        if met is None:
+            met = best["ceiling_pct"] >= 90.0
+        sentence = (f"- **{_name(slug, doc)}** (results/{slug}): copy ceiling {ceiling['gcells_per_s']:.0f} Gcells/s; "
+                    f"the best one-step rung, `{best['variant']}`, runs at {best['ceiling_pct']:.1f}% of it, "
+                    f"{'meeting' if met else 'missing'} the program's 90% target")
+        if temporal:
+            sentence += (f"; the best temporal rung, `{temporal['variant']}` ({temporal.get('steps_per_pass', 1)} steps "
+                         f"per pass), at {temporal['ceiling_pct'] / 100:.2f}× the ceiling: "
+                         f"{'past' if temporal['ceiling_pct'] > 100 else 'short of'} it")
+        lines.append(sentence + ".")
+    return "\n".join(lines) if lines else NO_RESULTS
+
+
+def _ladder_summary(docs):
+    """The lesson's ladder: one row per rung, one column per GPU, % of that GPU's copy ceiling."""
+    gpus = _ladders_by_gpu(docs)
+    if not gpus:
         return NO_RESULTS
-    return "\n".join(lines + [f'\\image html {n} "{PLOT_CAPTIONS[n]}"' for n in plots])
+    slugs = list(gpus)
+    rungs = list(dict.fromkeys(r["variant"] for _, _, r in _rows(docs, "ladder")))
+    head = "| rung | steps per pass | " + " | ".join(f"{_name(s, gpus[s][0])} ({s})" for s in slugs) + " |"
+    lines = [head, "|---|---:|" + "---:|" * len(slugs)]
+    for rung in rungs:
+        cells = []
+        for s in slugs:
+            r = gpus[s][1].get(rung)
+            cells.append("-" if r is None or r.get("ceiling_pct") is None else f"{r['ceiling_pct']:.1f}%")
+        k = next(gpus[s][1][rung].get("steps_per_pass", 1) for s in slugs if rung in gpus[s][1])
+        lines.append(f"| `{rung}` | {k} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def _occupancy_summary(docs):
+    """The lesson's compiler view: three rungs (the book's, its tuned launch, the default) from the
+    compiler report and the listing: what each needs and how many blocks one SM holds."""
+    report = _compiler_report()
+    if report is None:
+        return "No compiler report is committed: run `python3 07_multigpu_fd/compiler_report.py`."
+    grid = _ladder_grid(docs)
+    listing, listed = _listing(docs, _rows(docs, "ladder")[0][0] if grid else None)
+    if not (listing and listing.get("extra", {}).get("runtime_listed")):
+        return f"Blocks per SM need the kernel listing of a GPU: run {LISTING_COMMAND}."
+    shown = ["shared_line", "shared_line_tuned"]
+    default = listing["extra"].get("default_rung")
+    if default in report["rungs"] and default not in shown:
+        shown.append(default)
+    lines = [f"sm_90, Release flags; blocks per SM on the {_name('', listing)}, launch grid over the "
+             f"{grid[0]}×{grid[1]} mesh." if grid else "sm_90, Release flags.", "",
+             "| rung | threads per block | registers | blocks per SM (what binds) | warps per SM | launch-grid blocks per SM |",
+             "|---|---:|---:|---|---:|---:|"]
+    for rung in shown:
+        k = report["kernels"]["release"][report["rungs"][rung]]
+        row = listed.get(rung)
+        rt = _runtime(row)
+        if not rt:
+            continue
+        per_sm = f"{_launch_blocks(row, grid[0], grid[1]) / grid[2]:.1f}" if grid and grid[2] else "-"
+        lines.append(f"| `{rung}` | {row['threads']} | {k['registers']} | {rt['blocks_per_sm']} "
+                     f"({' and '.join(rt['limited_by'])}) | {rt['warps_per_sm']} | {per_sm} |")
+    return "\n".join(lines)
 
 
 # ---- the compiler's view ---------------------------------------------------------------------------
@@ -373,7 +614,7 @@ def values(results):
              "default_rung", "book_smem", "book_register_arithmetic", "book_smem_arithmetic", "book_warp_limit",
              "book_slot_limit", "book_loads",
              "ldg_loads", "tiled_vec4_pct", "tall_strip_pct", "tall_strip_shape", "best_rung", "best_roofline",
-             "pipelined_pct", "pipelined_vs_prefetch", "pipelined_shape", "temporal_2_x", "temporal_3_x",
+             "pipelined_pct", "pipelined_vs_prefetch", "pipelined_shape", "pipelined_verdict", "temporal_2_x", "temporal_3_x",
              "temporal_4_x", "temporal_model_2", "temporal_model_3", "temporal_model_4", "temporal_bitwise",
              "stream_vs_copy", "ladder_sm_counts") + tuple(per_gpu) + KEY_VALUES
     out = {n: "(no results)" for n in names}
@@ -383,9 +624,24 @@ def values(results):
     return out | _answer_key_values(docs)
 
 
+def _pipelined_verdict(gpus):
+    """Whether the one-step pipelined rung pays against tiled_vec4_prefetch, on every GPU that ran both."""
+    pairs = [(doc, lad["pipelined"]["ms_per_step"] / lad["tiled_vec4_prefetch"]["ms_per_step"])
+             for slug, (doc, lad) in gpus.items() if {"pipelined", "tiled_vec4_prefetch"} <= lad.keys()]
+    if not pairs:
+        return None
+    each = ", ".join(f"{ratio:.2f}× on the {_name('', doc)}" for doc, ratio in pairs)
+    if all(ratio > 1 for _, ratio in pairs):
+        return f"does not pay: `tiled_vec4_prefetch` is faster on every GPU measured ({each})"
+    return f"pays on some GPUs: `pipelined` takes, per step, the time of `tiled_vec4_prefetch` times {each}"
+
+
 def _gpu_values(docs, gpus):
     """The values of each GPU's own ladder (named <value>_<slug>), its SM count and the default rung."""
     out = {}
+    verdict = _pipelined_verdict(gpus)
+    if verdict:
+        out["pipelined_verdict"] = verdict
     listing, _ = _listing(docs)
     out["default_rung"] = f"`{listing['extra']['default_rung']}`" if listing else NO_LISTING
     counts = sorted({doc.get("device", {}).get("sm_count") for doc, _ in gpus.values()} - {None})
@@ -666,7 +922,12 @@ def _answer_key_values(docs):
     if {"shared_line", "shared_line_tuned"} <= ladder.keys():
         out["book_ms_step"] = f"{ladder['shared_line'][2]['ms_per_step']:.2f} ms/step"
         out["tuned_ms_step"] = f"{ladder['shared_line_tuned'][2]['ms_per_step']:.2f} ms/step"
-    pair = {r["overlap"]: (slug, doc, r) for slug, doc, r in _rows(docs, "strong") if r["gpus"] == 2}
+    # The 2-GPU pair of the first machine and rung that has one (several machines and rungs may).
+    pairs = {}
+    for slug, doc, r in _rows(docs, "strong"):
+        if r["gpus"] == 2:
+            pairs.setdefault((slug, r.get("variant")), {})[r["overlap"]] = (slug, doc, r)
+    pair = next((p for p in pairs.values() if {True, False} <= p.keys()), {})
     if {True, False} <= pair.keys():
         slug, doc, with_overlap = pair[True]
         without = pair[False][2]
@@ -690,10 +951,23 @@ def _answer_key_values(docs):
 
 
 def tables(results):
+    """The lesson's blocks (README.md) and the notebook's (notebook.md): make_figures fills both pages."""
     docs = _documents(results)
-    return {"ch07_ladder": _ladder(docs), "ch07_tune": _tune(docs), "ch07_scaling": _scaling(docs),
-            "ch07_images": _images(docs),
-            "ch07_compiler": _compiler_table(docs), "ch07_flags": _flags_table(docs)}
+    has_ladder = bool(_rows(docs, "ladder"))
+    return {
+        # the lesson
+        "ch07_wavefields": _wavefield_images(docs),
+        "ch07_ladder_summary": _ladder_summary(docs),
+        "ch07_ladder_plot": _plot_image("ch07_ladder.png", has_ladder),
+        "ch07_gpu_verdicts": _gpu_verdicts(docs),
+        "ch07_occupancy": _occupancy_summary(docs),
+        "ch07_roofline_plot": _plot_image("ch07_roofline.png", has_ladder and _has_roofline(docs)),
+        "ch07_scaling_model": _scaling_lesson(docs),
+        "ch07_scaling_plot": _plot_image("ch07_scaling.png", bool(_rows(docs, "strong"))),
+        # the lab notebook
+        "ch07_ladder": _ladder(docs), "ch07_tune": _tune(docs), "ch07_scaling": _scaling(docs),
+        "ch07_scaling_models": _scaling_models(docs),
+        "ch07_compiler": _compiler_table(docs), "ch07_flags": _flags_table(docs)}
 
 
 def plots(results, out_dir):
@@ -764,7 +1038,7 @@ def _plot_ladder(plt, np, docs, out_dir):
         stream = [r for _, r in rows if r["variant"] == "stream_ceiling"]
         if stream:
             ax.axvline(stream[0]["gcells_per_s"], color="tab:red", ls="--", lw=1,
-                       label=f"stream ceiling (12 bytes per cell, measured) = {stream[0]['gcells_per_s']:.0f} Gcells/s")
+                       label=f"copy ceiling (12 bytes per cell, measured) = {stream[0]['gcells_per_s']:.0f} Gcells/s")
         ax.set_xlim(0, max(speeds) * 1.15)
         r0 = rows[0][1]
         ax.set_title(f"{_name(slug, doc)}: {r0['nx']}×{r0['ny']} grid, one GPU\n"
@@ -795,7 +1069,7 @@ def _plot_roofline(plt, np, docs, out_dir):
             ks = np.arange(1, 5)
             model = [c if k == 1 else c * 12 * k / 16 for k in ks]
             ax.plot(ks, model, "--", color="tab:red", label="DRAM-bound model (16 bytes per pass of K steps)")
-            ax.axhline(c, color="tab:gray", lw=0.8, label="one-step stream ceiling")
+            ax.axhline(c, color="tab:gray", lw=0.8, label="one-step copy ceiling")
             by_k = {}
             for r in lad.values():
                 if r["variant"] != "stream_ceiling":
@@ -819,29 +1093,52 @@ def _plot_roofline(plt, np, docs, out_dir):
 
 
 def _plot_scaling(plt, docs, out_dir):
-    """ch07_scaling.png: strong and weak scaling efficiency, with and without overlap."""
-    written = []
-    strong = _rows(docs, "strong")
-    if strong:
-        fig, axes = plt.subplots(1, 2, figsize=(9, 3.8))
-        for ax, kind in zip(axes, ("strong", "weak")):
-            for overlap, style in ((True, "o-"), (False, "s--")):
-                pts = [(r["gpus"], r["efficiency"]) for _, _, r in _rows(docs, kind) if r["overlap"] == overlap]
-                if pts:
-                    ax.plot([p[0] for p in pts], [100 * p[1] for p in pts], style,
-                            label="overlap" if overlap else "no overlap")
+    """ch07_scaling.png: one row of panels per machine (strong, weak): efficiency against GPUs, measured
+    with and without overlap, and the halo model without overlap, one colour per rung."""
+    sets = _scaling_sets(docs)
+    slugs = sorted({slug for slug, table, _ in sets if table == "strong"})
+    if not slugs:
+        return []
+    halo = _stencil_halo(docs)
+    fig, axes = plt.subplots(len(slugs), 2, figsize=(9.5, 3.9 * len(slugs)), squeeze=False)
+    colours = ("tab:blue", "tab:orange", "tab:green", "tab:purple", "tab:brown")
+    for row_axes, slug in zip(axes, slugs):
+        for ax, table in zip(row_axes, ("strong", "weak")):
+            keys = sorted((k for k in sets if k[0] == slug and k[1] == table), key=lambda k: k[2] or "")
+            low, counts = 100.0, set()
+            for colour, key in zip(colours, keys):
+                rows, variant = sets[key], key[2]
+                model = _halo_model(docs, rows, halo)
+                for overlap, style in ((True, "o-"), (False, "s--")):
+                    pts = sorted((g, 100 * r["efficiency"]) for (g, ov), (_, r) in rows.items()
+                                 if ov == overlap and r.get("efficiency") is not None)
+                    if pts:
+                        ax.plot([g for g, _ in pts], [e for _, e in pts], style, color=colour,
+                                label=f"{variant}, {'overlap' if overlap else 'no overlap'}")
+                        low = min(low, *(e for _, e in pts))
+                        counts |= {g for g, _ in pts}
+                # The model's efficiency, against the measured one-GPU time without overlap.
+                base = rows.get((1, False))
+                pts = [(g, e["model_ms"]) for g, e in sorted(model.items()) if e.get("model_ms")]
+                if base and pts:
+                    t1 = base[1]["ms_per_step"]
+                    eff = [100 * t1 / ((g if table == "strong" else 1) * m) for g, m in pts]
+                    # Wide and pale, under the measured lines: at the count it is taken from, it meets them.
+                    ax.plot([g for g, _ in pts], eff, "-", color=colour, lw=6, alpha=0.25, zorder=1,
+                            label=f"{variant}, halo model (no overlap)")
+                    low = min(low, *eff)
             # Whole GPUs only: a tick at 1.5 GPUs would read as a measurement that was never made.
-            ax.set_xticks(sorted({r["gpus"] for _, _, r in _rows(docs, kind)}))
+            ax.set_xticks(sorted(counts) or [1])
             ax.set_xlabel("GPUs")
             ax.set_ylabel("efficiency (%)")
-            slug, doc, r0 = _rows(docs, kind)[0]
-            size = (f"{r0['nx']}×{r0['ny']} grid" if kind == "strong" else
-                    f"{r0['nx']}×{r0['ny'] // r0['gpus']} per GPU")
-            ax.set_title(f"{kind} scaling, {_name(slug, doc)}, {size}", fontsize=10)
-            ax.set_ylim(80, 105)
-            ax.legend()
-        fig.tight_layout()
-        fig.savefig(out_dir / "ch07_scaling.png", dpi=110)
-        plt.close(fig)
-        written.append("ch07_scaling.png")
-    return written
+            first = next(iter(sets[keys[0]].values()))[1] if keys else None
+            doc = next(iter(sets[keys[0]].values()))[0] if keys else {}
+            size = ("" if first is None else f"{first['nx']}×{first['ny']} mesh" if table == "strong" else
+                    f"{first['nx']}×{first['ny'] // first['gpus']} per GPU")
+            ax.set_title(f"{table} scaling, {_name(slug, doc)} ({slug}), {size}", fontsize=9)
+            ax.set_ylim(max(0, 5 * math.floor((low - 3) / 5)), 105)
+            ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(out_dir / "ch07_scaling.png", dpi=110)
+    plt.close(fig)
+    return ["ch07_scaling.png"]

@@ -1,12 +1,16 @@
 """The lesson's tables and the numbers its prose quotes are the same whether a GPU's runs sit in one
 results file (results made before bench.sh wrote one file per run) or in one file per run, as bench.sh
-writes them now.
+writes them now. The scaling section handles any number of GPUs: a synthetic 4-GPU sweep (one-step and
+temporal rungs, never committed as results) gives a row per GPU count and a halo model that reproduces
+times made by the model's own rule. And the lesson stays a lesson: within its budget of prose words and
+table lines, with an in-page table of contents, linking its lab notebook.
 
     python3 test_figures.py <repository root>
 """
 import importlib.util
 import json
 import pathlib
+import re
 import sys
 import tempfile
 
@@ -41,6 +45,124 @@ def split(doc):
     for r in (r for r in rows if r["table"] == "nccl"):
         siblings["nccl_overlap" if r["overlap"] else "nccl_no_overlap"] = part([r])
     return main, siblings
+
+
+# The lesson's budget (issue 39): teaching prose is the Markdown without code blocks, tables, HTML comments
+# and Doxygen commands.
+PROSE_WORDS = 5500
+TABLE_LINES = 80
+
+
+def lesson_budget(text):
+    """(prose words, table lines) of a lesson page, counted by the rule above."""
+    table_lines = sum(1 for line in text.split("\n") if line.lstrip().startswith("|"))
+    prose = re.sub(r"```.*?```", "", text, flags=re.S)
+    prose = re.sub(r"<!--.*?-->", "", prose, flags=re.S)
+    prose = "\n".join(line for line in prose.split("\n") if not line.lstrip().startswith("|"))
+    prose = re.sub(r"^\s*[\\@](snippet|image|subpage|page|section|subsection)\b.*$", "", prose, flags=re.M)
+    prose = re.sub(r"[\\@]ref\s+\S+|\{#[\w-]+\}|\[TOC\]", "", prose)
+    return len(re.findall(r"\S*\w\S*", prose)), table_lines
+
+
+def check_pages(root):
+    """The lesson within budget, both pages with a table of contents, the notebook a subpage of the lesson."""
+    lesson = (root / CHAPTER / "README.md").read_text()
+    notebook_path = root / CHAPTER / "notebook.md"
+    failures = []
+    words, tables = lesson_budget(lesson)
+    if words > PROSE_WORDS:
+        failures.append(f"the lesson has {words} words of prose (budget {PROSE_WORDS}): move the rest to notebook.md")
+    if tables > TABLE_LINES:
+        failures.append(f"the lesson has {tables} table lines (budget {TABLE_LINES}): move tables to notebook.md")
+    if not notebook_path.is_file():
+        return failures + ["no notebook.md beside the lesson"]
+    notebook = notebook_path.read_text()
+    first = notebook.split("\n", 1)[0]
+    if not re.fullmatch(r"# 07 · Lab notebook \{#ch07_notebook\}", first):
+        failures.append(f"notebook.md's first line is {first!r}, not '# 07 · Lab notebook {{#ch07_notebook}}'")
+    if not re.search(r"^[\\@]subpage ch07_notebook\b", lesson, re.M) and "@subpage ch07_notebook" not in lesson:
+        failures.append("the lesson does not make the notebook its subpage (@subpage ch07_notebook)")
+    for name, text in (("README.md", lesson), ("notebook.md", notebook)):
+        if "[TOC]" not in text:
+            failures.append(f"{name} has no in-page table of contents ([TOC])")
+    return failures
+
+
+def synthetic_sweep(name, rungs, counts, t1, copy_ms, nx=16384, ny=16384):
+    """A results file of strong and weak sweeps over 1 … counts GPUs, with and without overlap, for each
+    (variant, steps per pass) in `rungs`, whose times follow the halo model's own rule exactly: without
+    overlap, the tallest slab at the one-GPU rate plus copy_ms per copy the busiest GPU sends, per pass of
+    K steps. With overlap, the compute alone."""
+    rows = []
+    for variant, k in rungs:
+        for table in ("strong", "weak"):
+            for g in range(1, counts + 1):
+                height = ny if table == "strong" else ny * g
+                tallest = -(-height // g)
+                compute = t1 * tallest / ny
+                for overlap in (True, False):
+                    ms = compute + (0 if overlap else min(2, g - 1) * copy_ms / k)
+                    base = t1
+                    row = {"table": table, "backend": "single", "variant": variant, "nx": nx, "ny": height,
+                           "gpus": g, "slabs": g, "overlap": overlap, "ms_per_step": ms,
+                           "gb_per_s": nx * height * 12.0 / (ms * 1e-3) / 1e9,
+                           "efficiency": base / ((g if table == "strong" else 1) * ms),
+                           "bitwise_equal": None if g == 1 else True}
+                    if k > 1:
+                        row["steps_per_pass"] = k
+                    rows.append(row)
+    return {"chapter": CHAPTER, "device": {"name": name, "sm_count": 132}, "extra": {"bytes_per_cell": 12.0},
+            "rows": rows}
+
+
+def check_any_gpu_count(figures, committed):
+    """A 4-GPU machine's sweep: the lesson shows it (most GPUs), one row per count 1 … 4, the halo bytes
+    from the stencil's radius and K, and a model that reproduces times made by its own rule."""
+    failures = []
+    t1, copy_ms, ny = 0.8, 0.02, 16384
+    rungs = (("wide_vec4_prefetch_r8_b128_m5", 1), ("temporal_3_b128_s8_r256", 3))
+    fixture = synthetic_sweep("Synthetic four-GPU machine", rungs, 4, t1, copy_ms, ny=ny)
+    results = dict(committed, fixture4=fixture)
+    blocks = figures.tables(results)
+    lesson = blocks["ch07_scaling_model"]
+    if "results/fixture4" not in lesson or "wide_vec4_prefetch_r8_b128_m5" not in lesson:
+        failures.append(f"the lesson's scaling block does not show the 4-GPU machine's one-step sweep:\n{lesson}")
+    counts = [int(m) for m in re.findall(r"^\| (\d+) \|", lesson, re.M)]
+    if counts != [1, 2, 3, 4]:
+        failures.append(f"the lesson's scaling table has GPU counts {counts}, not 1 … 4")
+    halo = figures._stencil_halo(figures._documents(results))
+    if halo is None:
+        return failures + ["no committed kernel listing gives the stencil's halo"]
+    for variant, k in rungs:
+        key = ("fixture4", "strong", variant)
+        sets = figures._scaling_sets(figures._documents(results))
+        model = figures._halo_model(figures._documents(results), sets[key], halo)
+        for g in range(1, 5):
+            expected = t1 * (-(-ny // g)) / ny + min(2, g - 1) * copy_ms / k
+            got = model[g]["model_ms"]
+            if got is None or abs(got - expected) > 1e-9:
+                failures.append(f"{variant} on {g} GPUs: model {got} ms/step, expected {expected}")
+            if model[g]["copy_bytes"] != halo * k * 16384 * 4:
+                failures.append(f"{variant}: {model[g]['copy_bytes']} bytes per copy, expected halo·K rows × nx × 4")
+    notebook = blocks["ch07_scaling_models"]
+    for variant, k in rungs:
+        for table in ("strong", "weak"):
+            if f"**{table} scaling, `{variant}`, Synthetic four-GPU machine (results/fixture4)**" not in notebook:
+                failures.append(f"the notebook has no {table} model table of {variant} on the 4-GPU machine")
+    if "2 × 768 KiB per 3 steps" not in notebook:
+        failures.append("the temporal rung's 4-GPU halo is not 2 copies of 4·3 rows (768 KiB) per 3 steps")
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        print("matplotlib missing: the 4-GPU scaling plot is not drawn here")
+    else:
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        with tempfile.TemporaryDirectory() as out:
+            drawn = figures._plot_scaling(plt, figures._documents(results), pathlib.Path(out))
+            if drawn != ["ch07_scaling.png"] or not (pathlib.Path(out) / "ch07_scaling.png").is_file():
+                failures.append("no scaling plot drawn for the 4-GPU machine")
+    return failures
 
 
 def main():
@@ -78,8 +200,13 @@ def main():
     if missing:
         print(f"the committed results give no value for: {', '.join(missing)}")
         return 1
+    figures.RESULTS_DIR = root / "results"
+    failures = check_any_gpu_count(figures, merged) + check_pages(root)
+    if failures:
+        print("\n".join(failures))
+        return 1
     print(f"{len(expected)} blocks and {len(expected_values)} values identical from {len(merged)} GPU(s), "
-          "one file or one file per run")
+          "one file or one file per run; a 4-GPU sweep shown with its halo model; the lesson within its budget")
     return 0
 
 
