@@ -13,7 +13,7 @@
 - ch01_lj_potential_diagram.svg: the Lennard-Jones pair energy V(r) = 4ε((σ/r)¹² − (σ/r)⁶) in reduced units,
   drawn from the formula, with the wall, the well, the lattice's nearest-neighbour distance, the cut-off Rc and
   the neighbour list's reach Rc + skin. Rc, the skin and the density are the program's defaults (in.lj's),
-  read from src/simulation.hpp, so that the picture follows the code.
+  read from the config its committed results record, so that the picture follows the program.
 
 The shares, the clock and the idle totals are the lesson's model, computed here and checked against its
 formulas (Nth(Nth-1)Tc and half of it) before anything is drawn, so a picture that disagrees with the model
@@ -24,6 +24,7 @@ read: the model is the lesson's, and the example's numbers are chosen so that ev
 """
 from __future__ import annotations
 
+import json
 import math
 import pathlib
 import re
@@ -159,15 +160,17 @@ def _writes(out_dir: pathlib.Path) -> str:
     return save(fig, out_dir, "ch01_force_writes_diagram.svg")
 
 
-SIMULATION_HPP = pathlib.Path(__file__).resolve().parent / "src" / "simulation.hpp"
+RESULTS = pathlib.Path(__file__).resolve().parent.parent / "results"
 
 
 def config_default(name: str) -> float:
-    """A default of md::Config (`double cutoff = 2.5;`) as src/simulation.hpp states it."""
-    m = re.search(rf"^\s*double {name} = ([0-9.]+);", SIMULATION_HPP.read_text(), re.M)
-    if not m:
-        raise ValueError(f"src/simulation.hpp states no default for {name}")
-    return float(m.group(1))
+    """A setting of the chapter's runs (cutoff, skin, density: in.lj's), as the program recorded it in the
+    config of its committed results (the first machine's file; every run uses the program's defaults)."""
+    for path in sorted(RESULTS.glob("*/01_critical_vs_triangle.json")):
+        config = json.loads(path.read_text()).get("config", {})
+        if name in config:
+            return float(config[name])
+    raise ValueError(f"no committed results of chapter 01 record {name}")
 
 
 def lj(r: float) -> float:
