@@ -477,7 +477,7 @@ def _idle_values(rows):
     below = [t for t in _teams(rows, "critical")
              if all(_find(rows, "critical", u)["idle_ms"] < _find(rows, "critical", u)["model_idle_ms"]
                     for u in _teams(rows, "critical") if u >= t)]
-    out["critical_below_model_from"] = f"every team from {below[0]} threads on" if below else "at no team size"
+    out["critical_below_model_from"] = f"every team from {below[0]} threads on" if below else "no team size measured"
     tri_over = [tr["idle_ms"] / tr["model_idle_ms"] for _, tr in pairs if tr and tr.get("model_idle_ms")]
     out["triangle_idle_over_model_small"] = f"{min(tri_over):.2g}–{max(tri_over):.2g}×" if tri_over else MISSING
     return out
@@ -502,7 +502,7 @@ def _force_values(doc):
         out[f"triangle_ahead_from.{cells}"] = (f"every team from {ahead_from} threads on" if ahead_from
                                                else "not at the largest team")
         fl = _overtakes(crows, "full_list", "critical")
-        out[f"full_list_overtakes.{cells}"] = f"from {fl} threads on" if fl else "at no team size"
+        out[f"full_list_overtakes.{cells}"] = f"from {fl} threads on" if fl else "at none of the team sizes measured"
         largest = max(teams)
         out[f"largest_team.{cells}"] = str(largest)
         for s in SIZE_STRATEGIES:
@@ -686,7 +686,7 @@ def _key_verdict_values(rows):
     first = None
     for t in teams:
         first = (first or t) if best[t] == "thread_arrays" else None
-    out["thread_arrays_fastest_from"] = f"from {first} threads on" if first else "at no team size"
+    out["thread_arrays_fastest_from"] = f"from {first} threads on" if first else "at none of the team sizes measured"
 
     # Critical's idle against its model, team by team (teams of two or more).
     crit = [r for r in rows if r["strategy"] == "critical" and r["threads"] > 1 and r.get("model_idle_ms")]
@@ -715,7 +715,7 @@ def _key_triangle_values(doc, rows):
     tri = sorted((r for r in rows if r["strategy"] == "triangle" and r["threads"] > 1), key=lambda r: r["threads"])
     holds = [r["threads"] for r in tri if not r.get("clamped")]
     out["limit_holds"] = (f"at every team measured, up to {tri[-1]['threads']} threads" if tri and len(holds) == len(tri)
-                          else (f"at teams {_team_ranges(holds)}" if holds else "at no team"))
+                          else (f"at teams {_team_ranges(holds)}" if holds else "at none of the teams measured"))
     clamped = [r for r in doc.get("rows", []) if r["strategy"] == "triangle" and r.get("clamped")]
     out["clamped_delta"] = ("; ".join(f"Δ = {r['triangle_step']:,.0f} against a limit of {r['max_triangle_step']:,.0f} "
                                       f"({_atoms(r['atoms'])} atoms, {r['threads']} threads)" for r in clamped)
@@ -1056,16 +1056,18 @@ def lmp_values(slug, doc):
             compared += 1
             parted += apart(ranked[0], ranked[1])
     out["modes_apart"] = ("only one mode ran" if not compared else
-                          "the fastest mode's min-max range parted from the runner-up's at "
-                          + ("no core count" if not parted else f"{_count(parted, compared)} core counts"))
+                          ("the fastest mode's min-max range overlapped the runner-up's at every core count"
+                           if not parted else
+                           f"the fastest mode's min-max range parted from the runner-up's at {_count(parted, compared)} core counts"))
     ours_apart = [c for c in cores if (o := _lmp_ours_best(doc, c)) and (b := _lmp_wheel_best(doc, c)) and apart(o, b)]
-    out["ours_apart"] = "no core count" if not ours_apart else f"{_count(len(ours_apart), len(cores))} core counts"
+    out["ours_apart"] = ("at none of the core counts" if not ours_apart
+                         else f"at {_count(len(ours_apart), len(cores))} core counts")
     vs_native = {c: o["loop_steps_per_s"] / n["loop_steps_per_s"] for c in cores
                  if (o := _lmp_ours_best(doc, c)) and (n := _lmp_row(doc, "lammps_native", c))}
     behind = [c for c, v in vs_native.items() if v < 1]
     out["native_lead"] = ("not measured here (no native build in this run)" if not vs_native else
-                          f"{_x_range(vs_native.values())} its rate, behind it at "
-                          + (_cores_text(behind) if behind else "no core count"))
+                          f"{_x_range(vs_native.values())} its rate, "
+                          + (f"behind it at {_cores_text(behind)}" if behind else "ahead at every core count"))
     natives = {}
     for c in cores:
         if (n := _lmp_row(doc, "lammps_native", c)):

@@ -751,9 +751,10 @@ def _copy_return_summary(doc) -> str:
             parts.append(f"Host → host ({which}): some calls returned with the copy still running: see the table.")
     if any(r["copy"] == "d2d" for r in rows):
         sync, asyn = running("device", "d2d", "cudaMemcpy"), running("device", "d2d", "cudaMemcpyAsync")
-        said = {"all": "at every size measured", "none": "at no size measured", "some": "at some of the sizes"}
-        parts.append(f"Device → device: `cudaMemcpy` returned with its copy still running {said[sync]}, "
-                     f"`cudaMemcpyAsync` {said[asyn]}.")
+        said = {"all": "returned with its copy still running at every size measured",
+                "none": "returned only once its copy was complete, at every size measured",
+                "some": "returned with its copy still running at some of the sizes"}
+        parts.append(f"Device → device: `cudaMemcpy` {said[sync]}; `cudaMemcpyAsync` {said[asyn]}.")
     return " ".join(parts)
 
 

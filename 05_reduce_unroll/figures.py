@@ -140,15 +140,16 @@ def compute(doc: dict, profile: dict | None, slug: str) -> dict[str, str]:
         "device": doc["device"]["name"],
         "ahead_sizes": ladder.size_span(by_verdict["ahead"]),
         "level_sizes": ladder.size_span(by_verdict["level"]),
-        "behind_sizes": ladder.size_span(by_verdict["behind"]),
+        "behind_sizes": ladder.size_span(by_verdict["behind"]) if by_verdict["behind"] else "none of the sizes",
         "ahead_range": ratio_span(ahead),
         "medians_faster_sizes": ladder.size_span([c["n"] for c in medians_faster]),
         "medians_faster_range": ratio_span([ratio(c) for c in medians_faster]),
         "medians_ratio_2_24": ladder.times(next(ratio(c) for c in compared if c["n"] == 1 << 24)),
         "sweep_span": ladder.size_span([c["n"] for c in compared]),
         # Our fastest rung's median against CUB's median, size by size (no spread allowance).
-        "fastest_slower_sizes": ladder.size_list([c["n"] for c in compared
-                                                  if c["fastest"]["time_ms"] > c["library"]["time_ms"]]),
+        "fastest_slower_sizes": ladder.size_list(slower) if (slower := [c["n"] for c in compared
+                                                                         if c["fastest"]["time_ms"] > c["library"]["time_ms"]])
+                                else "none",
         "largest": ladder.size_label(last["n"]),
         "fastest_largest": f"`{fastest['kernel']}` ({launches})",
         "largest_margin": f"{100 * abs(cub['time_ms'] / fastest['time_ms'] - 1):.1f} %",

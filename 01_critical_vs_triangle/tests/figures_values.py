@@ -77,7 +77,7 @@ for r in never["rows"]:
     if r["strategy"] == "full_list":
         r["speedup"] = 0.1
 expect("full_list never ahead", figures.values({"made_up": never}).get("made_up.full_list_overtakes.20"),
-       "at no team size")
+       "at none of the team sizes measured")
 
 # 3. Quoted numbers are labelled; no LAMMPS timing beside this program's rows.
 sizes = figures.tables(committed)["cvt_sizes"]
