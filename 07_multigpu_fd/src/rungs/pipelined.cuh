@@ -33,15 +33,21 @@ namespace {
 /// iteration i + 4 (as the centre row of the next level), so 5 would do; 8 makes the index a mask.
 constexpr int kLevelRing = 8;
 
-/// The block's shared memory, in float4s: u_t rows (row r in slot r mod S), u_{t-1} rows (row r − 4 in
-/// slot r mod S: it is needed with u_t row r), then levels 1 … K−1 (row r in slot r mod 8).
+/// The block's shared memory, in float4s: u_t rows (row r in slot r mod S: rows i − 4 … i are read as
+/// x-neighbours, the next S − 5 are on their way), u_{t-1} rows (row r − 4, copied with u_t row r, in slot
+/// r mod (S − 4): each is read once, in the iteration it lands, so it needs a slot only while in flight),
+/// then levels 1 … K−1 (row r in slot r mod 8). The smaller u_{t-1} ring leaves room for one more block
+/// per SM in some shapes (temporal_3 at S = 8: 56 KiB, four blocks, where 2·S slots took 64 KiB and three).
 template <int BX, int K, int S>
 struct PipelineShared {
-  static constexpr int floats4 = (2 * S + (K - 1) * kLevelRing) * BX;
+  static constexpr int prev_slots = S - 4;
+  static constexpr int floats4 = (S + prev_slots + (K - 1) * kLevelRing) * BX;
   float4* base;
   __device__ float4* u(int slot) const { return base + slot * BX; }
   __device__ float4* prev(int slot) const { return base + (S + slot) * BX; }
-  __device__ float4* level(int s, int row) const { return base + (2 * S + (s - 1) * kLevelRing + (row & (kLevelRing - 1))) * BX; }
+  __device__ float4* level(int s, int row) const {
+    return base + (S + prev_slots + (s - 1) * kLevelRing + (row & (kLevelRing - 1))) * BX;
+  }
 };
 
 __device__ __forceinline__ float component(const float4& v, int j) { return j == 0 ? v.x : j == 1 ? v.y : j == 2 ? v.z : v.w; }
@@ -119,7 +125,7 @@ __global__ void __launch_bounds__(BX, kMinBlocks) step_pipelined(StepArgs a, Pas
       const float* u_src = u_in ? a.cur + a.layout.index(x, row) : a.cur;
       const float* p_src = p_in ? a.prev + a.layout.index(x, row - 4) : a.prev;
       __pipeline_memcpy_async(sh.u(it % S) + tx, u_src, 16, u_in ? 0 : 16);
-      __pipeline_memcpy_async(sh.prev(it % S) + tx, p_src, 16, p_in ? 0 : 16);
+      __pipeline_memcpy_async(sh.prev(it % sh.prev_slots) + tx, p_src, 16, p_in ? 0 : 16);
     }
     __pipeline_commit();  // one group per iteration, empty or not: the wait below counts groups
   };
@@ -152,7 +158,7 @@ __global__ void __launch_bounds__(BX, kMinBlocks) step_pipelined(StepArgs a, Pas
       if (s == 1) {
         left = sh.u((it + S - 4) % S)[tx - 1];  // level 0, row i − 4
         right = sh.u((it + S - 4) % S)[tx + 1];
-        before = sh.prev(it % S)[tx];
+        before = sh.prev(it % sh.prev_slots)[tx];
       } else {
         left = sh.level(s - 1, y)[tx - 1];
         right = sh.level(s - 1, y)[tx + 1];

@@ -33,6 +33,9 @@ constexpr Variant candidates[] = {
     {.name = "temporal_2_b128_s8_r256_ring", .launch = rungs::pipelined, .teaches = "", .reads_memory = kReads,
      .steps_per_pass = 2, .pass = launch_temporal<128, 2, 8, 256, 1, true>, .family = "temporal_2",
      .facts = pipelined_facts<128, 2, 8, 256, 1, true>},
+    {.name = "temporal_2_b128_s8_r128_m5", .launch = rungs::pipelined, .teaches = "", .reads_memory = kReads,
+     .steps_per_pass = 2, .pass = launch_temporal<128, 2, 8, 128, 5>, .family = "temporal_2",
+     .facts = pipelined_facts<128, 2, 8, 128, 5>},
 };
 constexpr const Variant& untuned = candidates[0];
 

@@ -42,6 +42,12 @@ constexpr Variant candidates[] = {
     {.name = "temporal_3_b128_s8_r256_m3_ring", .launch = rungs::pipelined, .teaches = "", .reads_memory = kReads,
      .steps_per_pass = 3, .pass = launch_temporal<128, 3, 8, 256, 3, true>, .family = "temporal_3",
      .facts = pipelined_facts<128, 3, 8, 256, 3, true>},
+    {.name = "temporal_3_b128_s8_r256_m4", .launch = rungs::pipelined, .teaches = "", .reads_memory = kReads,
+     .steps_per_pass = 3, .pass = launch_temporal<128, 3, 8, 256, 4>, .family = "temporal_3",
+     .facts = pipelined_facts<128, 3, 8, 256, 4>},
+    {.name = "temporal_3_b128_s8_r128_m4", .launch = rungs::pipelined, .teaches = "", .reads_memory = kReads,
+     .steps_per_pass = 3, .pass = launch_temporal<128, 3, 8, 128, 4>, .family = "temporal_3",
+     .facts = pipelined_facts<128, 3, 8, 128, 4>},
 };
 constexpr const Variant& untuned = candidates[0];
 

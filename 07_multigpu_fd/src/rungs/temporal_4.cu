@@ -34,6 +34,9 @@ constexpr Variant candidates[] = {
     {.name = "temporal_4_b128_s6_r256_m3_ring", .launch = rungs::pipelined, .teaches = "", .reads_memory = kReads,
      .steps_per_pass = 4, .pass = launch_temporal<128, 4, 6, 256, 3, true>, .family = "temporal_4",
      .facts = pipelined_facts<128, 4, 6, 256, 3, true>},
+    {.name = "temporal_4_b128_s8_r256_m3", .launch = rungs::pipelined, .teaches = "", .reads_memory = kReads,
+     .steps_per_pass = 4, .pass = launch_temporal<128, 4, 8, 256, 3>, .family = "temporal_4",
+     .facts = pipelined_facts<128, 4, 8, 256, 3>},
 };
 constexpr const Variant& untuned = candidates[1];
 
