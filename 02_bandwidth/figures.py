@@ -497,8 +497,9 @@ def _device_copy_values(doc):
     }
     duel_bytes = lambda: _duel(doc)["d2d_memcpy"]["bytes"]  # noqa: E731
     return v | {
-        # The naive rung's grid: 2048 resident threads per SM, one int4 (16 bytes) each per trip.
-        "grid_stride_trips": lambda: f"{duel_bytes() / (16 * 2048 * dev['sm_count']):.0f}",
+        # The naive rung's grid: 2048 resident threads per SM, one int4 (16 bytes) each per trip; a thread
+        # makes at most this many trips (the last one only where the int4s have not run out).
+        "grid_stride_trips": lambda: str(-(-duel_bytes() // (16 * 2048 * dev['sm_count']))),
         "duel_size": lambda: _size(duel_bytes()),
         # The fitted β of cudaMemcpy device → device against its rate at the duel's size.
         "d2d_fit_beta_gbs": lambda: f"{_fit(doc, 'd2d_memcpy', 'device')['bandwidth_gbs']:.0f}",
