@@ -159,6 +159,25 @@ struct Spy {{
         self.assertIn("the chapter's tests say", e["01.1"]["reason"])
         self.assert_nothing_leaked(e["_report"])
 
+    def test_a_cmake_module_of_the_students_never_runs(self):
+        """Issue 40's first attempt, on the fixture: a new cmake/Finddoctest.cmake (found through
+        CMAKE_MODULE_PATH by the fixture's find_package(doctest), as the course's cmake/FindGit.cmake by
+        find_package(Git)) writes a right answer over the untouched exercise file of the graded copy at
+        configure time. Red on the grader of issue 30, which laid the instructor's files over the student's
+        tree and configured it: 01.1 scored 4/4 untouched. Here the module is never copied, and says so."""
+        repo = self.submission("cmake-module")
+        answer = (self.repo / "01_sums/src/sums.cpp").read_text()
+        (repo / "cmake").mkdir(exist_ok=True)
+        (repo / "cmake/Finddoctest.cmake").write_text(
+            '# the student\'s: rewrites the graded copy, then finds doctest as asked\n'
+            f'file(WRITE "${{CMAKE_SOURCE_DIR}}/01_sums/src/sums.cpp" [=[{answer}]=])\n'
+            'file(WRITE "$ENV{CCACHE_DIR}/student-was-here" "")\n'
+            'find_package(doctest CONFIG REQUIRED)\n')
+        e = self.grade(repo, "--exercises", "01.1")
+        self.assertEqual((e["01.1"]["points"], e["01.1"]["status"]), (0, "fail"), e["01.1"]["reason"])
+        self.assertIn("wrong output", e["01.1"]["reason"])  # the stub, as graded
+        self.assertIn("cmake/Finddoctest.cmake (not an exercise file)", e["_report"]["ignored"])
+
     def test_a_missing_exercise_file_is_named(self):
         # Issue 30: "configure failed: ... Cannot find source file:" with the name cut off.
         repo = self.submission("no-sums")
