@@ -180,8 +180,9 @@ def grade_tree(course: Course, submission: Path, work: Path, options: GradeOptio
     Order (issue 40): the graded tree is made from the handout and the graded exercises' files; the
     static checks (own work, the task's technique rules) read those files and every laid file is hashed,
     all before any of the student's code is built or run. Then each exercise is built and graded in turn
-    with only its own files (and those of the exercises its reference runs) the student's, every other
-    exercise as handed out: a helper in another exercise's file is not there to call. After each, the
+    with only its own files (and those of the exercises its reference runs) the student's among its
+    chapter's (a chapter's programs link its files together; no chapter links another's), every other
+    exercise of the chapter as handed out: a helper in another exercise's file is not there to call. After each, the
     hashes are compared."""
     say = progress or (lambda text: None)
     if not (submission / "CMakeLists.txt").is_file():
@@ -226,8 +227,11 @@ def grade_tree(course: Course, submission: Path, work: Path, options: GradeOptio
         if refused.get(exercise_id):
             entries[exercise_id].update(status="fail", points=0, reason=one_line(refused[exercise_id], 400))
             continue
+        # Only this exercise's files (and its perf.requires') are the student's in its chapter, whose
+        # programs link the chapter's files together; other chapters' programs link none of them.
         own = [exercise_id, *((exercise.perf or {}).get("requires", []))]
-        hashes = tree.lay(own)
+        elsewhere = [i for i in [*graded_ids, *sorted(required)] if course.exercises[i].chapter != exercise.chapter]
+        hashes = tree.lay([*own, *elsewhere])
         say(f"build {exercise_id}")
         build_outputs(build, {exercise_id: outputs})
         preparing.join()
