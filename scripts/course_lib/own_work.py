@@ -73,7 +73,7 @@ RAW_PREFIXES = ("R", "u8R", "uR", "UR", "LR")
 def patterns(exercise) -> list[str]:
     """The names an exercise's code must not use: its exercises.json perf.forbid (optimize) or forbid (fix,
     implement), the run-time look-ups, and for a GPU exercise the questions whether it is observed."""
-    listed = list((exercise.perf or {}).get("forbid", [])) + list(exercise.meta.get("forbid", []))
+    listed = list((exercise.perf or {}).get("forbid", [])) + list(getattr(exercise, "meta", {}).get("forbid", []))
     return listed + list(ALWAYS) + (list(GPU_API) if exercise.gpu else list(CPU_ONLY))
 
 
@@ -460,6 +460,12 @@ def scan(course, exercise, path: str, text: str, handout: str, forbidden: list[s
         for line, full, code in source.logical_lines():
             if not slot.first <= line <= slot.last:
                 continue
+            for technique in getattr(exercise, "meta", {}).get("techniques", []):
+                if re.search(technique["pattern"], full):
+                    return (f"the exercise's code uses {technique['what']} (line {line} of {path}: "
+                            f"`{normal(full)[:80]}`), which the task forbids: refused (0 points)")
+            if not guards_names(exercise):
+                continue
             kind = directive(code)
             standard = STANDARD_INCLUDE.match(normal(full))
             if standard and standard.group(1) in STANDARD_HEADERS and not shadows(tree, standard.group(1)):
@@ -476,11 +482,14 @@ def scan(course, exercise, path: str, text: str, handout: str, forbidden: list[s
             if "##" in code:
                 return (f"the exercise's code pastes tokens with ## (line {line} of {path}): it could hide a name "
                         "the grader refuses, so the exercise is refused (0 points)")
-            for technique in exercise.meta.get("techniques", []):
-                if re.search(technique["pattern"], full):
-                    return (f"the exercise's code uses {technique['what']} (line {line} of {path}: "
-                            f"`{normal(full)[:80]}`), which the task forbids: refused (0 points)")
     return None
+
+
+def guards_names(exercise) -> bool:
+    """Whether new preprocessor lines are refused in the exercise: where it has names to refuse beyond the
+    run-time look-ups (an optimize exercise, a fix or implement exercise with a `forbid` list), since a
+    macro or an included file could spell them; elsewhere a new #include is the student's business."""
+    return bool(exercise.perf) or bool(getattr(exercise, "meta", {}).get("forbid"))
 
 
 def _what(pattern: str, exercise) -> str:
