@@ -26,6 +26,7 @@ from .tree import ROOT, Course, load_course
 from .verdicts import InstructorBuilds, probe_target
 
 PLAN = "plan.json"
+WAITING = ("PENDING", "CONFIGURING", "RUNNING", "SUSPENDED", "REQUEUED", "RESIZING")  # squeue: not ended yet
 # Options the kit sets itself: the array's indices, where each task's log goes, what the collect job waits for.
 KIT_OPTIONS = ("--array", "-a", "--output", "-o", "--error", "-e", "--dependency", "-d", "--parsable")
 
@@ -315,11 +316,23 @@ def not_graded_reason(plan: Plan, folder: Path, index: int) -> str:
         return "not graded: no Slurm task has graded this submission yet"
     job = str(tries[-1]["array"])
     task = f"{job}_{index}"
+    waiting = queue_state(task)
+    if waiting:  # --collect by hand while the array still runs
+        return f"not graded yet: Slurm task {task} is {waiting}"
     state = task_state(task)
     log = folder / "logs" / f"task-{index}.job-{job}.log"
     words = last_words(log)
     return one_line(f"not graded: Slurm task {task} ended without a report"
                     f"{f' ({state})' if state else ''}{f': {words}' if words else f' (no log {log})'}", 600)
+
+
+def queue_state(task: str) -> str | None:
+    """PENDING, RUNNING, ... while the task is in Slurm's queue; None once it has ended."""
+    if not shutil.which("squeue"):
+        return None
+    result = subprocess.run(["squeue", "-h", "-j", task, "-o", "%T"], capture_output=True, text=True)
+    states = result.stdout.split() if result.returncode == 0 else []
+    return states[0] if states and states[0] in WAITING else None
 
 
 def task_state(task: str) -> str | None:

@@ -9,7 +9,7 @@ slurm-wlm/munge, a daemon that dies), the cluster tests are skipped with one lin
 ctest reports as skipped; the tests that need no cluster run either way.
 
     python3 scripts/tests/test_slurm.py [-v]
-    COURSE_SLURM_TIMING=F python3 scripts/tests/test_slurm.py   # also writes both wall times to F (JSON)
+    COURSE_SLURM_TIMING=F python3 scripts/tests/test_slurm.py   # also adds both wall times to F (JSON, a run each)
 """
 from __future__ import annotations
 
@@ -76,7 +76,7 @@ class Cluster:
             dead = [d.args[0] for d in self.daemons if d.poll() is not None]
             return (f"{', '.join(dead) or 'slurmd'} did not come up (node {self.node_state() or 'unknown'}): "
                     f"{self.last_line(dead[0] if dead else 'slurmd')}")
-        version = subprocess.run(["sinfo", "-V"], capture_output=True, text=True).stdout.strip()
+        version = subprocess.run(["sinfo", "-V"], capture_output=True, text=True, env=self.env).stdout.strip()
         print(f"slurm: munged, slurmctld and slurmd started ({version}); node localhost idle with "
               f"{os.cpu_count()} CPUs", flush=True)
         return None
@@ -322,14 +322,22 @@ def record_timing(local_s: float, slurm_s: float) -> None:
     version = subprocess.run(["sinfo", "-V"], capture_output=True, text=True, env=CLUSTER.env).stdout.strip()
     commit = subprocess.run(["git", "-C", str(Path(__file__).parent), "rev-parse", "HEAD"], capture_output=True,
                             text=True).stdout.strip()
-    Path(out).write_text(json.dumps({
+    try:
+        runs = json.loads(Path(out).read_text())["runs"]
+    except (OSError, ValueError, KeyError):
+        runs = []
+    runs.append({"date": datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat(),
+                 "commit": commit, "machine": platform.node(), "cores": os.cpu_count(), "slurm": version,
+                 "sandboxed": not NO_SANDBOX_HERE, "local_s": round(local_s, 1), "slurm_s": round(slurm_s, 1)})
+    text = json.dumps({
         "what": "scripts/tests/test_slurm.py: the same three submissions (key, untouched handout, known-wrong) of the "
                 "kit's fixture course, CPU exercise " + EXERCISES + ", seed " + SEED + ", graded by `gradebook` "
                 "(one at a time, all cores each) and by `gradebook --slurm` on a one-node Slurm of this machine "
-                "(one core per task); slurm_s runs from the submitting command to the collect job's CSV",
-        "date": datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat(),
-        "commit": commit, "machine": platform.node(), "cores": os.cpu_count(), "slurm": version,
-        "sandboxed": not NO_SANDBOX_HERE, "local_s": round(local_s, 1), "slurm_s": round(slurm_s, 1)}, indent=2) + "\n")
+                "(one core per task); slurm_s runs from the submitting command to the collect job's CSV, the "
+                "instructor's trees built in it",
+        "runs": runs}, indent=2) + "\n"
+    Path(out + ".tmp").write_text(text)
+    os.replace(out + ".tmp", out)
 
 
 def main() -> int:
