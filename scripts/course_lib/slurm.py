@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -160,8 +161,8 @@ def write_job_scripts(folder: Path) -> dict[str, Path]:
     scripts = {}
     for name, option in (("grade", "--slurm-task"), ("collect", "--collect")):
         path = folder / f"{name}.sbatch"
-        write_atomically(path, f"#!/bin/sh\n# Written by `course gradebook --slurm`.\n"
-                               f"exec '{os.path.realpath(sys.executable)}' '{course}' gradebook {option} '{folder}'\n")
+        command = shlex.join([os.path.realpath(sys.executable), str(course), "gradebook", option, str(folder)])
+        write_atomically(path, f"#!/bin/sh\n# Written by `course gradebook --slurm`.\nexec {command}\n")
         os.chmod(path, 0o755)
         scripts[name] = path
     return scripts

@@ -287,6 +287,43 @@ class SlurmGradebookTests(unittest.TestCase):
         self.assertEqual(len(self.plan().jobs), 3)
 
 
+class SbatchCommandTests(kit_fixture.FixtureCase):
+    """What `gradebook --slurm` hands sbatch, read by a stand-in sbatch that records its arguments (no cluster)."""
+
+    def submit(self, exercises: str) -> tuple[subprocess.CompletedProcess, list[list[str]]]:
+        fake = self.tmp / "fake-slurm"
+        fake.mkdir(exist_ok=True)
+        calls = fake / f"calls-{exercises}.txt"
+        (fake / "sbatch").write_text(f"#!/bin/sh\necho \"$*\" >> '{calls}'\necho 41\n")
+        (fake / "squeue").write_text("#!/bin/sh\n")
+        for tool_file in ("sbatch", "squeue"):
+            os.chmod(fake / tool_file, 0o755)
+        (self.tmp / "subs").mkdir(exist_ok=True)
+        shutil.copytree(self.repo, self.tmp / "subs" / "key", ignore=shutil.ignore_patterns(".git"), dirs_exist_ok=True)
+        sandbox = ["--no-sandbox"] if NO_SANDBOX_HERE else []
+        result = subprocess.run(
+            [sys.executable, str(self.repo / "scripts" / "course"), "gradebook", str(self.tmp / "subs"), "--csv",
+             str(self.tmp / f"book-{exercises}.csv"), "--exercises", exercises, *sandbox, "--slurm", "-p", "gpu",
+             "--time=20"], cwd=self.repo, capture_output=True, text=True,
+            env=dict(kit_fixture.ENV, PATH=f"{fake}{os.pathsep}{os.environ['PATH']}"))
+        lines = calls.read_text().splitlines() if calls.exists() else []
+        return result, [line.split() for line in lines]
+
+    def test_a_gpu_exercise_asks_each_task_for_a_gpu_and_a_cpu_one_does_not(self):
+        result, (array, collector) = self.submit("01.2")  # the fixture's GPU exercise
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.assertIn("--gres=gpu:1", array)
+        self.assertIn("--array=0", array)
+        self.assertEqual(array[array.index("-p"):array.index("-p") + 3], ["-p", "gpu", "--time=20"])
+        self.assertNotIn("--gres=gpu:1", collector)
+        self.assertIn("--dependency=afterany:41", collector)
+        self.assertIn("-p", collector)
+        result, (array, _) = self.submit("01.1")
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.assertNotIn("--gres=gpu:1", array)
+        self.assertIn("1 tasks) and collect job 41", result.stdout)
+
+
 class NoClusterTests(unittest.TestCase):
     """The parts that need no cluster."""
 
@@ -348,6 +385,7 @@ def main() -> int:
         why = CLUSTER.start()
         loader = unittest.TestLoader()
         suite = loader.loadTestsFromTestCase(NoClusterTests)
+        suite.addTests(loader.loadTestsFromTestCase(SbatchCommandTests))
         if why is None:
             suite.addTests(loader.loadTestsFromTestCase(SlurmGradebookTests))
         verbosity = 2 if "-v" in sys.argv[1:] else 1
