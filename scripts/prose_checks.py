@@ -21,21 +21,32 @@ def load_chapter(chapter: pathlib.Path):
 
 
 def prose_failures(chapter: pathlib.Path, figures, committed) -> list[str]:
+    """The lesson (README.md) and its lab notebook (notebook.md, where there is one) under the same rules: every
+    value a page names is one the committed results give, none sits where Doxygen mangles it, and no measured
+    number is typed outside a value or a generated block."""
     failures = []
-    readme = (chapter / "README.md").read_text()
     given = figures.values(committed)
-    for name in re.findall(r"<!-- value:([\w.-]+) -->", readme):
-        if given.get(name, figures.MISSING) == figures.MISSING:
-            failures.append(f"value {name}: the committed results do not give it")
-    for line in readme.splitlines():
+    for page in ("README.md", "notebook.md"):
+        path = chapter / page
+        if path.is_file():
+            failures.extend(_page_failures(page, path.read_text(), given, figures.MISSING))
+    return failures
+
+
+def _page_failures(page: str, text: str, given: dict, missing) -> list[str]:
+    failures = []
+    for name in re.findall(r"<!-- value:([\w.-]+) -->", text):
+        if given.get(name, missing) == missing:
+            failures.append(f"{page}: value {name}: the committed results do not give it")
+    for line in text.splitlines():
         if re.match(r"\s*<!-- value:", line) or "<!-- /value --> " in line:
-            failures.append(f"README line starts with a value, or a plain space follows one: {line.strip()}")
-    prose = re.sub(r"<!-- BEGIN generated:([\w.-]+) -->.*?<!-- END generated:\1 -->", "", readme, flags=re.S)
+            failures.append(f"{page}: a line starts with a value, or a plain space follows one: {line.strip()}")
+    prose = re.sub(r"<!-- BEGIN generated:([\w.-]+) -->.*?<!-- END generated:\1 -->", "", text, flags=re.S)
     prose = re.sub(r"<!-- value:[\w.-]+ -->.*?<!-- /value -->", "", prose, flags=re.S)
     prose = re.sub(r"```.*?```", "", prose, flags=re.S)
     prose = re.sub(r"\n## Exercises\n.*?(?=\n## |\Z)", "\n", prose, flags=re.S)
     for typed in re.findall(r"\d+\.\d+\s*(?:x|×|ms|µs|us|GB/s|%)(?!\w)", prose):
-        failures.append(f"a measured number typed into the prose: {typed}")
+        failures.append(f"{page}: a measured number typed into the prose: {typed}")
     return failures
 
 
