@@ -71,6 +71,15 @@ class GradeTests(FixtureCase):
     def by_id(report: dict) -> dict:
         return {e["id"]: e for e in report["exercises"]}
 
+    def assert_timed_full(self, entry: dict) -> None:
+        """The answer of the timed exercise 02.1 (the same loop as its reference) is right and clocked as fast as
+        the reference, give or take one point: on CI's shared 2-core machine, with other tests running, the
+        grader once clocked it 1.33x the reference (4 of 5) in all three rounds. 4 points still means within
+        about 3x of the reference, where the untouched stub is about 150x and scores 0."""
+        self.assertIn(entry["status"], ("pass", "partial"), entry["reason"])
+        self.assertTrue(entry["reason"].startswith("perf: "), entry["reason"])
+        self.assertGreaterEqual(entry["points"], entry["max_points"] - 1, entry["reason"])
+
     def test_the_probe_is_the_instructors(self):
         # A submission that edits a file no graded exercise asks for (here 02.1's grading probe, where a
         # cheat would skip the work or print the checks it wants) is graded with the instructor's copy of
@@ -91,7 +100,7 @@ class GradeTests(FixtureCase):
         self.assertEqual(report["seed"], 42)
         e = self.by_id(report)
         self.assertEqual((e["01.1"]["points"], e["01.1"]["status"]), (4, "pass"))
-        self.assertEqual((e["02.1"]["status"], e["02.1"]["points"]), ("pass", 5), e["02.1"]["reason"])
+        self.assert_timed_full(e["02.1"])
         self.assertEqual((e["01.2"]["status"], e["01.2"]["points"], e["01.2"]["reason"]),
                          ("needs_gpu", 0, "not graded: needs a GPU"))
         self.assertEqual((report["points"], report["max_points"]), (9, 12))
@@ -173,7 +182,7 @@ class GradeTests(FixtureCase):
         e = self.by_id(report)
         self.assertEqual((e["01.1"]["status"], e["01.1"]["points"], e["01.1"]["reason"]),
                          ("timeout", 0, "timed out after 3 s"))
-        self.assertEqual(e["02.1"]["points"], 5, e["02.1"]["reason"])
+        self.assert_timed_full(e["02.1"])  # graded after the hang, and clocked
 
     def test_a_handout_grading_itself_is_a_self_check(self):
         # What .github/workflows/grade.yml runs in a student's repository: the handout's own copy of
