@@ -18,7 +18,7 @@ STRATEGIES = ("critical", "triangle", "atomic", "thread_arrays", "full_list", "f
 # Quoted, not measured: the 2012 study's force-part speedups at 11 threads on its 16-core SMP server, over its
 # own serial code, as our source summarises it (which of its system sizes they belong to, it does not say).
 STUDY_11_THREADS = {"critical": 5.17, "triangle": 5.61}
-STUDY_LABEL = "quoted from the 2012 study (its 16-core SMP server)"
+STUDY_LABEL = "quoted from the 2012 study (its 16-core shared-memory server)"
 # results/<DEV_SLUG>/: this program's --json run on the course's 2-core development machine (README, "Run it").
 DEV_SLUG = "dev2core"
 DEFAULT_CELLS = 20

@@ -195,6 +195,15 @@ def _copies_sent(gpus):
     return min(2, gpus - 1)
 
 
+def _copy_bytes(row, gpus, halo, k):
+    """Bytes of one halo copy (one neighbour, one pass): the program's own halo_bytes_per_step (every copy of
+    the mesh, each field a pass writes, padded rows) per copy and pass. Rows recorded before that field
+    existed are one-step runs: 4 rows of one field, nx floats each."""
+    if row.get("halo_bytes_per_step") and gpus > 1:
+        return row["halo_bytes_per_step"] * k / (2 * (gpus - 1))
+    return halo * k * row["nx"] * FLOAT_BYTES
+
+
 def _halo_model(docs, rows, halo):
     """{gpus: {...}} of one sweep (rows: {(gpus, overlap): (doc, row)}): what each count's halo is and what
     the model says a step costs without overlap, or {} without the one-GPU rows the model starts from.
@@ -226,7 +235,7 @@ def _halo_model(docs, rows, halo):
         r = (rows.get((g, False)) or rows.get((g, True)))[1]
         k = r.get("steps_per_pass", 1)
         copies = _copies_sent(g)
-        copy_bytes = halo * k * r["nx"] * FLOAT_BYTES
+        copy_bytes = _copy_bytes(r, g, halo, k)
         entry = {"rows_per_gpu": -(-r["ny"] // g), "copies": copies, "copy_bytes": copy_bytes,
                  "bytes_per_step": copies * copy_bytes / k, "compute_ms": compute_ms(r),
                  "steps_per_pass": k, "calibrated_at": calibration[0] if calibration else None,
