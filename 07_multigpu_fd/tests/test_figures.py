@@ -47,21 +47,12 @@ def split(doc):
     return main, siblings
 
 
-# The lesson's budget (issue 39): teaching prose is the Markdown without code blocks, tables, HTML comments
-# and Doxygen commands.
-PROSE_WORDS = 5500
-TABLE_LINES = 80
-
-
-def lesson_budget(text):
-    """(prose words, table lines) of a lesson page, counted by the rule above."""
-    table_lines = sum(1 for line in text.split("\n") if line.lstrip().startswith("|"))
-    prose = re.sub(r"```.*?```", "", text, flags=re.S)
-    prose = re.sub(r"<!--.*?-->", "", prose, flags=re.S)
-    prose = "\n".join(line for line in prose.split("\n") if not line.lstrip().startswith("|"))
-    prose = re.sub(r"^\s*[\\@](snippet|image|subpage|page|section|subsection)\b.*$", "", prose, flags=re.M)
-    prose = re.sub(r"[\\@]ref\s+\S+|\{#[\w-]+\}|\[TOC\]", "", prose)
-    return len(re.findall(r"\S*\w\S*", prose)), table_lines
+def load_budget(root):
+    """The course's one rule for a lesson's budget (scripts/lesson_budget.py, issue 39)."""
+    spec = importlib.util.spec_from_file_location("lesson_budget", root / "scripts" / "lesson_budget.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def check_pages(root):
@@ -69,11 +60,14 @@ def check_pages(root):
     lesson = (root / CHAPTER / "README.md").read_text()
     notebook_path = root / CHAPTER / "notebook.md"
     failures = []
-    words, tables = lesson_budget(lesson)
-    if words > PROSE_WORDS:
-        failures.append(f"the lesson has {words} words of prose (budget {PROSE_WORDS}): move the rest to notebook.md")
-    if tables > TABLE_LINES:
-        failures.append(f"the lesson has {tables} table lines (budget {TABLE_LINES}): move tables to notebook.md")
+    budget = load_budget(root)
+    words, tables = budget.count(lesson)
+    if words > budget.LIMITS["prose_words"]:
+        failures.append(f"the lesson has {words} words of prose (budget {budget.LIMITS['prose_words']}): move the "
+                        "rest to notebook.md")
+    if tables > budget.LIMITS["table_lines"]:
+        failures.append(f"the lesson has {tables} table lines (budget {budget.LIMITS['table_lines']}): move tables "
+                        "to notebook.md")
     if not notebook_path.is_file():
         return failures + ["no notebook.md beside the lesson"]
     notebook = notebook_path.read_text()
@@ -86,6 +80,14 @@ def check_pages(root):
         if "[TOC]" not in text:
             failures.append(f"{name} has no in-page table of contents ([TOC])")
     return failures
+
+
+PITCH = 16448  # a stored row of the 16384-wide mesh, padded, in floats (the rows the program records)
+
+
+def temporal_copy_bytes(k):
+    """One halo copy of a K-step rung per pass: 4·K padded rows of both fields it exchanges."""
+    return 4 * k * PITCH * 4 * 2
 
 
 def synthetic_sweep(name, rungs, counts, t1, copy_ms, nx=16384, ny=16384):
@@ -110,6 +112,8 @@ def synthetic_sweep(name, rungs, counts, t1, copy_ms, nx=16384, ny=16384):
                            "bitwise_equal": None if g == 1 else True}
                     if k > 1:
                         row["steps_per_pass"] = k
+                        if g > 1:  # as the program records it: every copy, both fields, padded rows
+                            row["halo_bytes_per_step"] = 2 * (g - 1) * temporal_copy_bytes(k) / k
                     rows.append(row)
     return {"chapter": CHAPTER, "device": {"name": name, "sm_count": 132}, "extra": {"bytes_per_cell": 12.0},
             "rows": rows}
@@ -142,15 +146,19 @@ def check_any_gpu_count(figures, committed):
             got = model[g]["model_ms"]
             if got is None or abs(got - expected) > 1e-9:
                 failures.append(f"{variant} on {g} GPUs: model {got} ms/step, expected {expected}")
-            if model[g]["copy_bytes"] != halo * k * 16384 * 4:
-                failures.append(f"{variant}: {model[g]['copy_bytes']} bytes per copy, expected halo·K rows × nx × 4")
+            # Rows that record halo_bytes_per_step (the temporal rung here) give the copy's size; the one-step
+            # rows here, like rows recorded before that field, are 4 rows of one field of nx floats.
+            expected_bytes = temporal_copy_bytes(k) if k > 1 else halo * k * 16384 * 4
+            if g > 1 and model[g]["copy_bytes"] != expected_bytes:
+                failures.append(f"{variant}: {model[g]['copy_bytes']} bytes per copy, expected {expected_bytes}")
     notebook = blocks["ch07_scaling_models"]
     for variant, k in rungs:
         for table in ("strong", "weak"):
             if f"**{table} scaling, `{variant}`, Synthetic four-GPU machine (results/fixture4)**" not in notebook:
                 failures.append(f"the notebook has no {table} model table of {variant} on the 4-GPU machine")
-    if "2 × 768 KiB per 3 steps" not in notebook:
-        failures.append("the temporal rung's 4-GPU halo is not 2 copies of 4·3 rows (768 KiB) per 3 steps")
+    if "2 × 1542 KiB per 3 steps" not in notebook:
+        failures.append("the temporal rung's 4-GPU halo is not 2 copies of 4·3 padded rows of two fields "
+                        "(1542 KiB) per 3 steps")
     try:
         import matplotlib  # noqa: F401
     except ImportError:
