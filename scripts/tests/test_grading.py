@@ -123,7 +123,8 @@ class GradeTests(FixtureCase):
         self.assertEqual(e["01.2"]["wall_s"], 0.0)                       # not graded here: no time
         self.assertGreaterEqual(e["02.1"]["wall_s"], e["02.1"]["tests"][0]["seconds"])   # tests and timing
         self.assertLessEqual(e["01.1"]["wall_s"] + e["02.1"]["wall_s"], timing["exercises_s"] + 0.01)
-        self.assertRegex(result.stdout, r"\n02\.1 +5 +5 +pass +\d+\.\d s  perf: ")
+        # The row with its time (its points as clocked: assert_timed_full says why not always 5)
+        self.assertRegex(result.stdout, r"\n02\.1 +\d +5 +(pass|partial) +\d+\.\d s  perf: ")
         self.assertRegex(result.stdout, r"time: \d+\.\d s wall \(prepare \d+\.\d s, configure \d+\.\d s, build "
                                         r"\d+\.\d s, exercises \d+\.\d s\)")
         cases = ET.parse(junit).getroot().findall("./testsuite/testcase")
