@@ -75,7 +75,9 @@ class Build:
         """`cmd` as this tree's sandbox runs it (unchanged for the instructor's own trees)."""
         if self.sandbox is None:
             return cmd
-        return self.sandbox.wrap(cmd, self.source, list(writable), chdir=self.folder, build=build)
+        # The tree is read-only to every sandboxed step; a build writes its build folder (and its cache) only.
+        folders = [*writable, self.folder] if build else list(writable)
+        return self.sandbox.wrap(cmd, self.source, folders, chdir=self.folder, build=build)
 
     def configure(self) -> tuple[bool, str]:
         for tool in ("cmake", "ctest", "ninja"):

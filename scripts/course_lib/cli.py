@@ -6,6 +6,7 @@ import datetime
 import json
 import math
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -102,6 +103,17 @@ def sandbox_tool(args) -> str | None:
     return bwrap
 
 
+def instructor_commit(course, given: str | None) -> str | None:
+    """The course commit a report names: --instructor-commit (checked for form; a GPU machine's copy of the tree
+    may carry a one-commit snapshot whose HEAD is in no repository's history), else the tree's HEAD."""
+    if given is not None:
+        if not re.fullmatch(r"[0-9a-f]{40}", given):
+            raise UsageError(f"--instructor-commit {given}: give the full 40-digit commit hash (git rev-parse HEAD "
+                             "in the course repository)")
+        return given
+    return git_head(course.root)
+
+
 def grading_sandbox(bwrap: str | None, hidden: list[Path], gpu: bool) -> sandboxing.Sandbox | None:
     return None if bwrap is None else sandboxing.Sandbox.for_grading(bwrap, ROOT, hidden, gpu)
 
@@ -117,13 +129,14 @@ def cmd_grade(args) -> int:
         raise UsageError("--timeout must be positive")
     course = load_course()
     ids = resolve_exercises(course, args)
+    commit = instructor_commit(course, args.instructor_commit)
     bwrap = sandbox_tool(args)
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
     gpu, gpu_name = gpu_available()
     print(f"grading {repo}: exercises {', '.join(ids)}; seed {seed} (COURSE_SEED; --seed {seed} repeats "
           f"it); GPU: {gpu_name if gpu else 'none'}", flush=True)
     options = GradeOptions(ids, seed, args.timeout, args.jobs or os.cpu_count() or 2, gpu, gpu_name,
-                           threading.Lock(), grading_sandbox(bwrap, [repo], gpu))
+                           threading.Lock(), grading_sandbox(bwrap, [repo], gpu), commit)
     work = Path(tempfile.mkdtemp(prefix="course-grade-"))
     try:
         report = grade_tree(course, repo, work, options, progress=lambda s: print(f"  {s} ...", flush=True))
@@ -159,6 +172,7 @@ def cmd_gradebook(args) -> int:
     check_output_folder("--csv (its reports folder)", str(reports_dir))
     course = load_course()
     ids = resolve_exercises(course, args)
+    commit = instructor_commit(course, args.instructor_commit)
     bwrap = sandbox_tool(args)
     reports_dir.mkdir(parents=True, exist_ok=True)
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
@@ -169,7 +183,7 @@ def cmd_gradebook(args) -> int:
     print(f"gradebook: {len(entries)} submissions, exercises {', '.join(ids)}; seed {seed}; GPU: "
           f"{gpu_name if gpu else 'none'}; {jobs} at a time", flush=True)
     names = unique_names(entries)
-    options = GradeOptions(ids, seed, args.timeout, cores, gpu, gpu_name, threading.Lock(), sandbox)
+    options = GradeOptions(ids, seed, args.timeout, cores, gpu, gpu_name, threading.Lock(), sandbox, commit)
     results = grade_class(course, entries, names, options, jobs, reports_dir)
     write_gradebook(csv_path, [(names[e], results[e]) for e in entries], ids, course)
     print(f"gradebook: {csv_path} ({len(entries)} rows); per-student reports in {reports_dir}")
@@ -179,6 +193,7 @@ def cmd_gradebook(args) -> int:
 def cmd_check_wrong(args) -> int:
     check_output_file("--json", args.json)
     course = load_course()
+    commit = instructor_commit(course, args.instructor_commit)
     wrongs = load_known_wrong(course)
     if args.ids:
         wanted = [i.strip() for i in args.ids.split(",") if i.strip()]
@@ -225,7 +240,7 @@ def cmd_check_wrong(args) -> int:
                f"{counts['NOT-CHECKED']} not checkable without a GPU")
     if args.json:
         write_json(Path(args.json), {
-            "schema": CHECK_WRONG_SCHEMA, "instructor_commit": git_head(course.root),
+            "schema": CHECK_WRONG_SCHEMA, "instructor_commit": commit,
             "date": datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat(),
             "seed": seed, "timeout_s": args.timeout, "gpu": gpu_name if gpu else None,
             "verdict": "failed" if failed else "passed", "counts": counts,
@@ -346,6 +361,7 @@ def add_check_wrong_command(commands) -> None:
                    help="seconds each test may run before it scores 0 (default 120)")
     p.add_argument("--jobs", type=positive_int, metavar="N", help="build jobs (default: all cores)")
     p.add_argument("--keep", action="store_true", help="keep the temporary folder and say where")
+    add_commit_option(p)
     p.set_defaults(func=cmd_check_wrong)
 
 
@@ -375,6 +391,13 @@ def add_grading_options(p) -> None:
     if p.prog.split()[-1] in ("grade", "gradebook"):
         p.add_argument("--no-sandbox", action="store_true",
                        help="run the submission's code without bubblewrap (the report says so)")
+        add_commit_option(p)
+
+
+def add_commit_option(p) -> None:
+    p.add_argument("--instructor-commit", metavar="SHA",
+                   help="the course commit the reports name (default: the instructor tree's HEAD); give it where "
+                        "the tree is a copy whose .git is a snapshot (a GPU machine's)")
 
 
 def refuse_empty_values(args) -> None:

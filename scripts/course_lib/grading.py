@@ -3,8 +3,10 @@ and score each exercise by the probes' raw outputs against the instructor's buil
 optimize exercise, by the grader's own clock (outside_timing.py); exercise_grading.py grades one exercise."""
 from __future__ import annotations
 
+import dataclasses
 import datetime
-import fnmatch
+import hashlib
+import json
 import math
 import os
 import shutil
@@ -20,13 +22,11 @@ from .options import GradeOptions
 from .exercise_grading import Grader
 from .verdicts import NO_PERF_POINTS, InstructorBuilds, probe_target
 from .proc import git_head, run
-from .tree import Course, Exercise
+from . import own_work
+from .tree import HANDOUT_STAMP, Course, Exercise
 
 
 GRADE_SCHEMA = "cuda-lessons/grade/v1"
-# Files a student has no reason to change and could change to fake a pass: grading takes the
-# instructor's copy (their handout form) over the student's.
-TEST_PATTERNS = ("*/tests/*", "tests/*")  # folders whose extra (student-added) files the grader removes
 SCORE_RULE = ("an exercise scores its points when its grading probe, built from the student's files, writes the "
               "same outputs as the instructor's build for inputs drawn from the grade's seed (and, where the "
               "exercise names a sanitizer, compute-sanitizer finds no error), else 0; what the student's code "
@@ -34,25 +34,19 @@ SCORE_RULE = ("an exercise scores its points when its grading probe, built from 
 PERF_RULE = scoring.RULE
 
 
-def copy_submission(source: Path, dest: Path) -> None:
-    """The student's files: in a git work tree the tracked and untracked-but-not-ignored ones (what
-    the student sees as their work), elsewhere everything but build folders and .git."""
-    dest.mkdir(parents=True, exist_ok=True)
+def submission_listing(source: Path) -> list[str]:
+    """The student's files: in a git work tree the tracked and untracked-but-not-ignored ones (what the
+    student sees as their work), elsewhere everything; never a build folder or .git, never a link."""
     listing = None
     if (source / ".git").exists() and shutil.which("git"):
         result = run(["git", "-C", str(source), "ls-files", "-z", "--cached", "--others", "--exclude-standard"])
         if result.returncode == 0:
             listing = [p for p in result.stdout.split("\0") if p]
     if listing is None:
-        listing = [str(path.relative_to(source)) for path in source.rglob("*")]
-    # Never a build folder, committed or not: a CMakeCache.txt of the student's would configure the graded
-    # build (a compiler launcher of their choosing, run inside the build's sandbox).
-    listing = [rel for rel in listing if not _build_output(Path(rel))]
-    for rel in listing:
-        src = source / rel
-        if src.is_symlink() or not src.is_file():
-            continue
-        write_if_changed(dest / rel, src.read_bytes(), src.stat().st_mode)
+        listing = [path.relative_to(source).as_posix() for path in source.rglob("*")]
+    return sorted(rel for rel in listing if not _build_output(Path(rel)) and (source / rel).is_file()
+                  and not (source / rel).is_symlink() and not any(p.is_symlink() for p in (source / rel).parents
+                                                                   if source in p.parents))
 
 
 def _build_output(rel: Path) -> bool:
@@ -61,10 +55,11 @@ def _build_output(rel: Path) -> bool:
             or "CMakeFiles" in rel.parts)
 
 
-def write_if_changed(target: Path, data: bytes, mode: int | None = None) -> None:
+def write_if_changed(target: Path, data: bytes, executable: bool = False) -> None:
     """Writes `data` unless `target` holds it already. A file left alone keeps its time stamp, so that a
-    build folder graded again (check-wrong grades one tree after another in one) rebuilds only what
-    changed."""
+    build folder graded again (check-wrong grades one tree after another in one; a grade lays each
+    exercise's files in turn) rebuilds only what changed. Modes are the grader's (readable by the sandbox
+    user), never the student's."""
     try:
         same = target.read_bytes() == data
     except OSError:
@@ -72,59 +67,150 @@ def write_if_changed(target: Path, data: bytes, mode: int | None = None) -> None
     if not same:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
-    if mode is not None:
-        os.chmod(target, mode & 0o777)
+    os.chmod(target, 0o755 if executable else 0o644)
 
 
-def overlay_instructor(course: Course, tree: Path, stubbed: set[str]) -> list[str]:
-    """Puts the instructor's copy of every handout file over the student's tree (tests, metadata, build
-    files, and the sources too: the references an optimize exercise is timed against, the timing
-    harness, common/), except the files the graded exercises ask the student to edit, which stay the
-    student's wherever they are. A file the handout does not have (a student's own helper) is left alone;
-    a student's extra files in a tests/ folder are removed."""
-    own = {f for i in stubbed for f in course.exercises[i].files}
-    instructor = {p for p in course.handout_files if p not in own}
-    for folder in sorted({Path(p).parent for p in instructor if "tests" in Path(p).parts
-                          and any(fnmatch.fnmatchcase(p, q) for q in TEST_PATTERNS)}):
-        if (tree / folder).is_dir():  # a student's extra test files go too
-            for extra in sorted((tree / folder).rglob("*")):
-                rel = extra.relative_to(tree).as_posix()
-                if (extra.is_file() or extra.is_symlink()) and rel not in instructor and rel not in own:
-                    extra.unlink()
-    written = []
-    for path in sorted(instructor):
-        text = course.handout_text(path, stubbed)
-        data = (course.root / path).read_bytes() if text is None else text.encode("utf-8")
-        write_if_changed(tree / path, data, (course.root / path).stat().st_mode)
-        written.append(path)
-    return written
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+@dataclasses.dataclass
+class GradedTree:
+    """The graded copy of a submission, made, not received (issue 40): every file the instructor's handout
+    has, as the handout has it (every exercise as handed out: never another exercise's solution), and of the
+    student's files only those of the exercises being graded. Read once, before any of the student's code is
+    built or run: `received` (their bytes), `ignored` (every other file of theirs that differs from the
+    handout, one line each) and `hashes` (of every file laid in, checked again after each exercise)."""
+    course: Course
+    folder: Path
+    base: dict[str, bytes]            # the handout's files, every exercise stubbed
+    received: dict[str, bytes]        # the graded exercises' files, as the student's tree held them
+    ignored: list[str]
+
+    def own_files(self, exercise_ids) -> set[str]:
+        return {f for i in exercise_ids for f in self.course.exercises[i].files}
+
+    def lay(self, exercise_ids) -> dict[str, str]:
+        """The tree with the student's files of `exercise_ids` (and every other exercise as handed out);
+        returns the hash of every file it holds now."""
+        theirs = self.own_files(exercise_ids) & self.received.keys()
+        hashes = {}
+        for path, data in self.base.items():
+            if path in theirs:
+                data = self.received[path]
+            elif path in self.own_files(exercise_ids):  # an exercise file the student deleted stays missing
+                (self.folder / path).unlink(missing_ok=True)
+                continue
+            write_if_changed(self.folder / path, data, os.access(self.course.root / path, os.X_OK))
+            hashes[path] = sha256(data)
+        for path in theirs - self.base.keys():
+            write_if_changed(self.folder / path, self.received[path])
+            hashes[path] = sha256(self.received[path])
+        return hashes
+
+    def edited(self, exercise_id: str) -> bool:
+        """Whether the student changed any file of the exercise from the handout."""
+        return any(self.received.get(f) != self.base.get(f) for f in self.course.exercises[exercise_id].files)
+
+    def changed(self, hashes: dict[str, str]) -> str | None:
+        """The first laid file whose bytes are no longer what was laid (student code wrote into the graded
+        tree), or None."""
+        for path, digest in sorted(hashes.items()):
+            try:
+                now = sha256((self.folder / path).read_bytes())
+            except OSError:
+                now = None
+            if now != digest:
+                return path
+        extra = sorted(p.relative_to(self.folder).as_posix() for p in self.folder.rglob("*")
+                       if not p.is_dir() and not _build_output(p.relative_to(self.folder))
+                       and p.relative_to(self.folder).as_posix() not in hashes)
+        return extra[0] if extra else None
+
+
+def handout_base(course: Course) -> dict[str, bytes]:
+    """Every handout file as the handout holds it, every exercise stubbed: the instructor's tree rendered,
+    or (a handout grading itself) its files of its first commit."""
+    everything = set(course.exercises)
+    base = {}
+    for path in course.handout_files:
+        if course.is_handout:
+            text = course.as_handed_out(path, everything)
+            if text is None:
+                continue  # added after the handout was made: the student's, not the handout's
+        else:
+            text = course.handout_text(path, everything)
+        base[path] = (course.root / path).read_bytes() if text is None else text.encode("utf-8")
+    if HANDOUT_STAMP not in base:  # the graded tree is a handout (the build's probes are configured as in one)
+        stamp = {"exercises": sorted(everything), "instructor_commit": git_head(course.root)}
+        base[HANDOUT_STAMP] = (json.dumps(stamp, indent=2) + "\n").encode("utf-8")
+    return base
+
+
+def make_graded_tree(course: Course, submission: Path, folder: Path, exercise_ids) -> GradedTree:
+    """Reads the submission once (its graded exercises' files; the list of what else differs) and lays the
+    handout into `folder`: no student build file, preset, toolchain, header or test ever reaches it."""
+    base = handout_base(course)
+    graded = {f for i in exercise_ids for f in course.exercises[i].files}
+    exercise_files = {f for e in course.exercises.values() for f in e.files}
+    received, ignored = {}, []
+    for rel in submission_listing(submission):
+        data = (submission / rel).read_bytes()
+        if rel in graded:
+            received[rel] = data
+        elif base.get(rel) != data and not _stamp(rel):
+            why = "its exercise is not graded here" if rel in exercise_files else "not an exercise file"
+            ignored.append(f"{rel} ({why})")
+    tree = GradedTree(course, folder, base, received, ignored)
+    folder.mkdir(parents=True, exist_ok=True)
+    return tree
+
+
+def _stamp(rel: str) -> bool:
+    return rel == HANDOUT_STAMP  # written into every handout; the instructor's tree has none
 
 
 def grade_tree(course: Course, submission: Path, work: Path, options: GradeOptions,
                progress=None, instructor: InstructorBuilds | None = None) -> dict:
-    """Grades one student tree in `work` (its own copy and build folder). Never raises for anything
-    the submission does; returns the report (schema cuda-lessons/grade/v1). `instructor`: the instructor's
-    builds to compare with (a gradebook shares one); by default built in `work`/instructor."""
+    """Grades one student tree in `work` (its own graded tree, build folder and compiler cache). Never
+    raises for anything the submission does; returns the report (schema cuda-lessons/grade/v1).
+    `instructor`: the instructor's builds to compare with (a gradebook shares one); by default built in
+    `work`/instructor.
+
+    Order (issue 40): the graded tree is made from the handout and the graded exercises' files; the
+    static checks (own work, the task's technique rules) read those files and every laid file is hashed,
+    all before any of the student's code is built or run. Then each exercise is built and graded in turn
+    with only its own files (and those of the exercises its reference runs) the student's among its
+    chapter's (a chapter's programs link its files together; no chapter links another's), every other
+    exercise of the chapter as handed out: a helper in another exercise's file is not there to call. After each, the
+    hashes are compared."""
     say = progress or (lambda text: None)
-    stubbed = set(options.exercises)
     if not (submission / "CMakeLists.txt").is_file():
         raise UsageError(f"{submission}: not a course tree (no CMakeLists.txt at its top)")
     clock = Stopwatch()
-    tree = work / "tree"
-    copy_submission(submission, tree)
-    # The exercises a graded one's reference runs (perf.requires) stay the student's too.
-    required = {r for i in stubbed for r in (course.exercises[i].perf or {}).get("requires", [])}
-    overlay_instructor(course, tree, stubbed | required)
-    clock.lap("prepare")
+    graded_ids = list(options.exercises)
+    required = {r for i in graded_ids for r in (course.exercises[i].perf or {}).get("requires", [])}
+    tree = make_graded_tree(course, submission, work / "tree", [*graded_ids, *sorted(required)])
+    everything = tree.lay([*graded_ids, *sorted(required)])
     report = new_report(course, submission, options)
+    report["ignored"] = tree.ignored
     entries = {e["id"]: e for e in report["exercises"]}
+    # The static checks read the exercise's files as received (an exercise left as handed out is not the
+    # student's text: its stub may call what an answer must not).
+    refused = {i: own_work.refusal(course, course.exercises[i], tree.folder, set(course.exercises))
+               for i in graded_ids if not course.is_handout and tree.edited(i)}
+    clock.lap("prepare")
     env = grade_env(work, options)
-    build = Build(tree, tree / "build", env, options.jobs, grade_cmake_args(options))
-    build.sandbox = options.sandbox
+    # The submission's own compiler cache: nothing it writes is read by another submission's or the
+    # instructor's builds.
+    env["CCACHE_DIR"] = str((work / "ccache").resolve())
+    build = Build(tree.folder, tree.folder / "build", env, options.jobs, grade_cmake_args(options))
+    if options.sandbox:
+        build.sandbox = dataclasses.replace(options.sandbox, cache=work / "ccache")
     if instructor is None:
         instructor = instructor_builds(course, work / "instructor", options)
     # The instructor's trees build beside the student's (a failure there is reported per exercise later).
-    preparing = threading.Thread(target=_prepare_quietly, args=(instructor, list(options.exercises)), daemon=True)
+    preparing = threading.Thread(target=_prepare_quietly, args=(instructor, graded_ids), daemon=True)
     preparing.start()
     say("configure")
     ok, why = build.configure()
@@ -132,16 +218,37 @@ def grade_tree(course: Course, submission: Path, work: Path, options: GradeOptio
     if not ok:
         for entry in entries.values():
             entry.update(status="compile_error", reason=why)
+        preparing.join()
         return finish_report(report, clock)
     needs = outputs_needed(course, entries, gradable_exercises(course, entries, build, options), build)
-    say("build")
-    build_outputs(build, needs)
-    preparing.join()
-    clock.lap("build")
     grader = Grader(course, build, instructor, submission, work, env, options, entries)
     for exercise_id, outputs in needs.items():
-        grade_built_exercise(grader, course.exercises[exercise_id], outputs, say)
-    clock.lap("exercises")
+        exercise = course.exercises[exercise_id]
+        if refused.get(exercise_id):
+            entries[exercise_id].update(status="fail", points=0, reason=one_line(refused[exercise_id], 400))
+            continue
+        # Only this exercise's files (and its perf.requires') are the student's in its chapter, whose
+        # programs link the chapter's files together; other chapters' programs link none of them.
+        own = [exercise_id, *((exercise.perf or {}).get("requires", []))]
+        elsewhere = [i for i in [*graded_ids, *sorted(required)] if course.exercises[i].chapter != exercise.chapter]
+        hashes = tree.lay([*own, *elsewhere])
+        say(f"build {exercise_id}")
+        build_outputs(build, {exercise_id: outputs})
+        preparing.join()
+        clock.lap("build")
+        grade_built_exercise(grader, exercise, outputs, say)
+        clock.lap("exercises")
+        changed = tree.changed(hashes)
+        if changed:
+            entries[exercise_id].update(status="fail", points=0, reason=one_line(
+                f"refused: {changed} of the graded tree changed while exercise {exercise_id} was built or run "
+                "(the graded files are the grader's; code that rewrites them scores nothing)", 400))
+    preparing.join()
+    tree.lay([*graded_ids, *sorted(required)])  # as read: every graded exercise's files the student's
+    changed = tree.changed(everything)
+    if changed:
+        for entry in entries.values():
+            entry.update(status="fail", points=0, reason=f"refused: {changed} of the graded tree changed")
     return finish_report(report, clock)
 
 
@@ -182,7 +289,7 @@ def new_report(course: Course, submission: Path, options: GradeOptions) -> dict:
         "schema": GRADE_SCHEMA,
         "submission": str(submission),
         "commit": git_head(submission),
-        "instructor_commit": git_head(course.root),
+        "instructor_commit": options.instructor_commit or git_head(course.root),
         "date": datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat(),
         "seed": options.seed,
         "timeout_s": options.timeout,

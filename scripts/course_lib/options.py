@@ -17,3 +17,6 @@ class GradeOptions:
     gpu_name: str | None
     gpu_lock: threading.Lock
     sandbox: sandboxing.Sandbox | None = None  # None: the instructor's own code (check-wrong), or --no-sandbox
+    # The course's commit a report names: the instructor tree's HEAD unless given (a GPU machine's copy of the
+    # tree may carry a one-commit snapshot whose HEAD is in no repository's history).
+    instructor_commit: str | None = None

@@ -17,8 +17,11 @@ processes timed for the reference, the stub or `none`.
 Two more layers (issue 30): every `done` record carries `ran`, what the probe observed of the exercise's own
 call before the warm-up (the kinds of work a capture of it records); the student's must be the instructor's
 answer's, or the timed call was not the exercise's own work (it handed it to the reference, a library or a
-copy) and earns no time points. And a side is frozen (SIGSTOP, every process of its tree) whenever it is not
-the one being clocked: a student's process cannot load the CPU while the reference, the stub or `none` run.
+copy) and earns no time points. And a side is frozen whenever it is not the one being clocked: a student's
+process cannot load the CPU while the reference, the stub or `none` run. Freezing (issue 40) stops every
+process of the side's PID namespace, pass after pass, until one pass finds them all stopped (a stopped
+process can neither signal nor fork, so helpers that resume each other with SIGCONT are caught by the pass
+that stops the last of them), and is checked again right before every other side's clock.
 """
 from __future__ import annotations
 
@@ -126,34 +129,55 @@ def _tree(root: int) -> list[int]:
     return order
 
 
-def stop_tree(root: int) -> list[int]:
-    """SIGSTOP to `root` and every descendant, parents first, until a walk finds no process not stopped yet (a
-    child forked while its parent was being stopped is found by the next walk; a stopped process forks
-    nothing). Returns the stopped processes in the order they were stopped. The probe runs in bubblewrap's
-    own session and PID namespace, which a signal to the process group would not reach: the walk does."""
-    stopped: list[int] = []
-    tried: set[int] = set()
-    while True:
-        fresh = [pid for pid in _tree(root) if pid not in tried]
-        if not fresh:
-            return stopped
-        for pid in fresh:
-            tried.add(pid)
+FREEZE_PASSES = 2000  # passes of freeze() before a side that keeps waking is given up on (its run fails)
+
+
+def _pid_namespace(pid: int) -> str | None:
+    try:
+        return os.readlink(f"/proc/{pid}/ns/pid")
+    except OSError:
+        return None
+
+
+def side_processes(root: int) -> list[int]:
+    """Every process of the side started as `root`: where it runs in a PID namespace of its own (bubblewrap's
+    --unshare-pid), every process of that namespace, found by the namespace itself, not by parentage (a
+    double-forked helper has no parent in the side's tree); otherwise `root` and its descendants."""
+    mine = _pid_namespace(os.getpid())
+    namespace = next((ns for ns in map(_pid_namespace, _tree(root)) if ns and ns != mine), None)
+    if namespace is None:
+        return _tree(root)
+    members = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and _pid_namespace(int(entry)) == namespace:
+            members.append(int(entry))
+    return members
+
+
+def freeze(root: int) -> bool:
+    """SIGSTOP to every process of the side until one full pass finds every one of them stopped: a stopped
+    process sends no signal and forks nothing, so once a pass sees them all stopped nothing of the side can
+    run again until the grader continues it. Helpers that keep sending each other SIGCONT (issue 40) wake
+    one another only until the pass that stops both. False when the side could not be frozen within
+    FREEZE_PASSES passes (the grader then gives it no time)."""
+    for _ in range(FREEZE_PASSES):
+        running = [pid for pid in side_processes(root) if not _is_stopped(pid)]
+        if not running:
+            return True
+        for pid in running:
             try:
                 os.kill(pid, signal.SIGSTOP)
-            except ProcessLookupError:
-                continue
-            except PermissionError:
-                pass  # not ours to stop (a set-uid sandbox's own process): its children still are
-            stopped.append(pid)
-            deadline = time.monotonic() + STOP_WAIT_S
-            while not _is_stopped(pid) and time.monotonic() < deadline:
-                time.sleep(0.001)
+            except (ProcessLookupError, PermissionError):
+                pass
+        deadline = time.monotonic() + STOP_WAIT_S
+        while time.monotonic() < deadline and not all(_is_stopped(pid) for pid in running):
+            time.sleep(0.0005)
+    return False
 
 
-def continue_tree(stopped: list[int]) -> None:
-    """SIGCONT to the processes stop_tree stopped, children first."""
-    for pid in reversed(stopped):
+def thaw(root: int) -> None:
+    """SIGCONT to every process of the side."""
+    for pid in side_processes(root):
         try:
             os.kill(pid, signal.SIGCONT)
         except OSError:
@@ -167,7 +191,7 @@ class TimedSession:
 
     def __init__(self, cmd: list[str], env: dict | None, cwd: str, timeout: float):
         self.timeout = timeout
-        self.paused: list[int] | None = None
+        self.paused: bool | None = None
         self.process = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                         env=env, cwd=cwd, start_new_session=True)
         self.lines: "queue.Queue[bytes | None]" = queue.Queue()
@@ -193,13 +217,21 @@ class TimedSession:
             raise TimedRunError("timeout", f"the timed run was not ready within {min(READY_TIMEOUT_S, self.timeout):g} s")
 
     def pause(self) -> None:
-        """Freezes the probe and every process it started (SIGSTOP), until `resume`."""
-        if self.paused is None:
-            self.paused = stop_tree(self.process.pid)
+        """Freezes the probe and every process of its sandbox (freeze), until `resume`. Raises TimedRunError
+        when they cannot be kept stopped."""
+        self.paused = True
+        if not freeze(self.process.pid):
+            raise TimedRunError("fail", "the timed run's processes could not be kept stopped while the other "
+                                "sides were clocked (they keep waking each other): not timed")
+
+    def frozen(self) -> bool:
+        """Whether every process of a paused session is still stopped (checked before each other side's clock;
+        a process that woke up is stopped again)."""
+        return self.paused is None or freeze(self.process.pid)
 
     def resume(self) -> None:
         if self.paused is not None:
-            continue_tree(self.paused)
+            thaw(self.process.pid)
             self.paused = None
 
     def clock(self, nonce: int) -> tuple[float, dict]:

@@ -71,9 +71,9 @@ RAW_PREFIXES = ("R", "u8R", "uR", "UR", "LR")
 
 
 def patterns(exercise) -> list[str]:
-    """The names an exercise's code must not use: its exercises.json perf.forbid, the run-time look-ups, and
-    for a GPU exercise the questions whether it is observed."""
-    listed = list((exercise.perf or {}).get("forbid", []))
+    """The names an exercise's code must not use: its exercises.json perf.forbid (optimize) or forbid (fix,
+    implement), the run-time look-ups, and for a GPU exercise the questions whether it is observed."""
+    listed = list((exercise.perf or {}).get("forbid", [])) + list(getattr(exercise, "meta", {}).get("forbid", []))
     return listed + list(ALWAYS) + (list(GPU_API) if exercise.gpu else list(CPU_ONLY))
 
 
@@ -454,11 +454,17 @@ def scan(course, exercise, path: str, text: str, handout: str, forbidden: list[s
                 continue
             for pattern in forbidden:
                 if matches(pattern, name):
-                    return (f"the exercise's code names `{name}` (line {line} of {path}): the timed work must be "
-                            f"its own, so code that could hand it to {_what(pattern, exercise)} is not timed "
-                            "(0 time points)")
+                    return (f"the exercise's code names `{name}` (line {line} of {path}): the work must be "
+                            f"its own, so code that could hand it to {_what(pattern, exercise)} is refused "
+                            "(0 points)")
         for line, full, code in source.logical_lines():
             if not slot.first <= line <= slot.last:
+                continue
+            for technique in getattr(exercise, "meta", {}).get("techniques", []):
+                if re.search(technique["pattern"], full):
+                    return (f"the exercise's code uses {technique['what']} (line {line} of {path}: "
+                            f"`{normal(full)[:80]}`), which the task forbids: refused (0 points)")
+            if not guards_names(exercise):
                 continue
             kind = directive(code)
             standard = STANDARD_INCLUDE.match(normal(full))
@@ -472,11 +478,18 @@ def scan(course, exercise, path: str, text: str, handout: str, forbidden: list[s
             if kind in DIRECTIVES and normal(full) not in known:
                 return (f"the exercise's code adds `{normal(full)[:80]}` (line {line} of {path}), which the handout "
                         "does not have: new #define, #include and ## lines could hide a name the grader refuses, "
-                        "so the exercise is not timed (0 time points); write the code out in the file")
+                        "so the exercise is refused (0 points); write the code out in the file")
             if "##" in code:
                 return (f"the exercise's code pastes tokens with ## (line {line} of {path}): it could hide a name "
-                        "the grader refuses, so the exercise is not timed (0 time points)")
+                        "the grader refuses, so the exercise is refused (0 points)")
     return None
+
+
+def guards_names(exercise) -> bool:
+    """Whether new preprocessor lines are refused in the exercise: where it has names to refuse beyond the
+    run-time look-ups (an optimize exercise, a fix or implement exercise with a `forbid` list), since a
+    macro or an included file could spell them; elsewhere a new #include is the student's business."""
+    return bool(exercise.perf) or bool(getattr(exercise, "meta", {}).get("forbid"))
 
 
 def _what(pattern: str, exercise) -> str:

@@ -30,7 +30,20 @@ def terminal_table(report: dict) -> str:
         lines.append(f"time: {time_line(report['timing'])}")
     if report.get("sandbox"):
         lines.append(f"sandbox: {report['sandbox']}")
+    if report.get("ignored"):
+        lines.append(ignored_line(report["ignored"]))
     return "\n".join(lines)
+
+
+IGNORED_SHOWN = 50  # ignored files a report names one by one (the rest are counted)
+
+
+def ignored_line(ignored: list[str]) -> str:
+    """One line for the student's files the grade did not use (only the graded exercises' files are read):
+    'ignored: cmake/FindGit.cmake (not an exercise file), ...'."""
+    shown = ", ".join(ignored[:IGNORED_SHOWN])
+    more = f", and {len(ignored) - IGNORED_SHOWN} more" if len(ignored) > IGNORED_SHOWN else ""
+    return f"ignored: {shown}{more}"
 
 
 def time_line(timing: dict) -> str:
@@ -55,6 +68,8 @@ def markdown_report(report: dict) -> str:
     out += ["", f"Scoring: {report['rules']['score']}. {perf[0].upper()}{perf[1:]}.", ""]
     if report.get("sandbox"):
         out += [f"Sandbox: {report['sandbox']}.", ""]
+    if report.get("ignored"):
+        out += [cell(ignored_line(report["ignored"])), ""]
     return "\n".join(out)
 
 

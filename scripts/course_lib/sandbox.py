@@ -1,19 +1,26 @@
-"""Running a submission's code in a bubblewrap sandbox (issue 30).
+"""Running a submission's code in a bubblewrap sandbox (issues 30 and 40).
 
 Every process that runs or compiles student code (the build, the test binaries, the timed program) is
 started through `Sandbox.wrap`, which sees:
 
 - the system folders read-only (/usr, /etc, the /lib links), the CUDA toolkit and the header
   dependencies (CMAKE_PREFIX_PATH, <instructor tree>/.deps) read-only;
-- the graded copy of the submission (read-only for tests and timings; writable for the build, which
-  must write its build folder) and the folders the caller names writable;
+- the graded copy of the submission, read-only always (the graded tree is the grader's: issue 40), its
+  build folder writable to the build alone, and the folders the caller names writable;
 - nothing else: no home folder, no instructor tree (a tmpfs is laid over it wherever it lies under a
   folder the sandbox shows), no other submission (they live in /tmp, which is a private tmpfs);
 - no network (--unshare-net), its own PID namespace (--unshare-pid, --die-with-parent: when the
   command ends or the grader kills it, every process it started, double-forked or not, ends with it),
   a fresh /proc that shows only those processes, a fresh /dev unless the GPU's device nodes are needed;
-- limits: address space (not where CUDA runs: CUDA reserves terabytes of virtual addresses), the size
-  of any file written; the caller limits the time and reads at most `OUTPUT_LIMIT` bytes of output.
+- no privilege (issue 40): the command runs as the unprivileged user SANDBOX_UID with no capability and
+  no_new_privs (no set-uid program can give one back). Where the grader runs as root (CI, the GPU
+  machines), bubblewrap sets the mounts up as root and `setpriv`, the sandbox's first command, drops to
+  that user in the machine's own user namespace, so that the kernel sees uid 65534 too (a root-mapped id
+  without capabilities could still read root's own 0600 files through the read-only /etc); elsewhere
+  bubblewrap's own user namespace maps the grader's user to SANDBOX_UID, with every capability dropped;
+- limits: processes, address space (not where CUDA runs: CUDA reserves terabytes of virtual addresses),
+  the size of any file written, open files, no core files; the caller limits the time and reads at most
+  `OUTPUT_LIMIT` bytes of output.
 
 Where bubblewrap is missing or cannot create namespaces (a container without user namespaces),
 `find` says why and the grader refuses to grade unless told --no-sandbox.
@@ -31,6 +38,9 @@ from pathlib import Path
 MEMORY_LIMIT_MB = 8192        # address space of each sandboxed process, CPU-only grading
 FILE_LIMIT_MB = 1024          # the largest file a sandboxed process may write
 TMP_LIMIT_MB = 4096           # the private /tmp (a tmpfs: memory) of each sandboxed process
+PROCESS_LIMIT = 4096          # processes and threads of the sandbox user (a fork bomb stops there)
+OPEN_FILES_LIMIT = 4096
+SANDBOX_UID = 65534           # `nobody`: owns nothing on the machine but what the grader hands it
 OUTPUT_LIMIT = 8 * 2**20      # bytes of a sandboxed command's output the grader keeps (head + tail)
 OUTPUT_HEAD = 64 * 2**10      # of which the first bytes; the rest is the output's end
 SYSTEM_FOLDERS = ("/usr", "/etc")
@@ -54,8 +64,9 @@ def probe(bwrap: str | None) -> str | None:
     """None when bwrap can make the sandbox here, else one line saying why not."""
     if bwrap is None:
         return "bubblewrap (bwrap) is not installed (Debian: apt-get install bubblewrap)"
-    cmd = [bwrap, "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "--proc", "/proc",
-           "--dev", "/dev", "true"]
+    if os.geteuid() == 0 and not os.access(SETPRIV, os.X_OK):
+        return f"{SETPRIV} (util-linux) is missing: as root the sandbox drops to an unprivileged user with it"
+    cmd = Sandbox(bwrap, [], []).wrap(["true"], Path("/usr"))
     try:
         result = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.TimeoutExpired) as error:
@@ -64,20 +75,6 @@ def probe(bwrap: str | None) -> str | None:
         why = (result.stderr.strip().splitlines() or ["no message"])[-1]
         return f"bubblewrap ({bwrap}) cannot create namespaces here: {why}"
     return None
-
-
-def ccache_dir() -> Path | None:
-    """The compiler cache's folder (the build writes it), when ccache is installed."""
-    if os.environ.get("CCACHE_DIR"):
-        return Path(os.environ["CCACHE_DIR"])
-    if not shutil.which("ccache"):
-        return None
-    try:
-        out = subprocess.run(["ccache", "-k", "cache_dir"], capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    text = out.stdout.strip()
-    return Path(text) if out.returncode == 0 and text else None
 
 
 # The build and test tools the graded steps start. Where one lives outside the system folders (the GPU
@@ -103,6 +100,37 @@ def tool_prefixes() -> list[Path]:
                 if prefix not in out:
                     out.append(prefix)
     return out
+
+
+def _parents_for(mounts: list[str]) -> list[str]:
+    """`--dir` (mode 0755) for every folder above a mount point that bubblewrap would otherwise create with
+    the mode of the folder outside: a work folder made by mkdtemp (0700, root's) would shut the sandbox user
+    out of everything bound below it."""
+    targets = []
+    i = 0
+    while i < len(mounts):
+        option = mounts[i]
+        if option in ("--ro-bind", "--bind", "--dev-bind"):
+            targets.append(Path(mounts[i + 2]))
+            i += 3
+        elif option == "--tmpfs":
+            targets.append(Path(mounts[i + 1]))
+            i += 2
+        else:
+            i += 1
+    mounted = set(targets)
+    parents: list[Path] = []
+    for target in targets:
+        for parent in reversed(target.parents):
+            if parent in (Path("/"), Path("/tmp")) or parent in mounted or parent in parents:
+                continue
+            if any(_under(parent, Path(system)) for system in (*SYSTEM_FOLDERS, "/proc", "/dev", "/sys")):
+                continue
+            parents.append(parent)
+    args: list[str] = []
+    for parent in parents:
+        args += ["--perms", "0755", "--dir", str(parent)]
+    return args
 
 
 def _under(path: Path, folder: Path) -> bool:
@@ -132,24 +160,37 @@ class Sandbox:
         if nvcc:
             public.append(Path(nvcc).resolve().parent.parent)
         public += tool_prefixes()
-        return cls(bwrap, [Path(h).resolve() for h in [root, *hidden]], public, gpu, cache=ccache_dir())
+        # No compiler cache here: a grade gives each submission its own (grading.grade_tree).
+        return cls(bwrap, [Path(h).resolve() for h in [root, *hidden]], public, gpu)
 
     def wrap(self, cmd: list[str], tree: Path, writable: list[Path] = (), chdir: Path | None = None,
              build: bool = False) -> list[str]:
-        """`cmd` run in the sandbox. `tree`: the graded copy (writable when `build`), `writable`: folders
-        the command may write besides its private /tmp."""
-        args = [self.bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--clearenv"]
-        args += self._filesystem(Path(tree).resolve(), [Path(w).resolve() for w in writable], build)
+        """`cmd` run in the sandbox. `tree`: the graded copy (read-only), `writable`: folders the command may
+        write besides its private /tmp (a build's build folder). `build`: the compiler cache is writable too."""
+        writable = [Path(w).resolve() for w in writable]
+        if build and self.cache:
+            writable.append(Path(self.cache).resolve())
+        as_root = os.geteuid() == 0
+        args = [self.bwrap, "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
+                "--unshare-cgroup-try", "--die-with-parent", "--new-session", "--clearenv"]
+        if not as_root:  # bubblewrap's own user namespace: the grader's user seen as SANDBOX_UID, no capability
+            args += ["--unshare-user", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID), "--cap-drop", "ALL"]
+        args += self._filesystem(Path(tree).resolve(), writable)
         for key, value in sorted(os.environ.items()):
             if key in ENV_KEEP or key.startswith(ENV_PREFIXES):
                 args += ["--setenv", key, value]
         args += ["--setenv", "HOME", "/tmp", "--setenv", "TMPDIR", "/tmp"]
-        if build and self.cache:
-            args += ["--setenv", "CCACHE_DIR", str(self.cache)]
+        if self.cache:  # the submission's own cache, never the instructor's (CCACHE_DIR of the grader)
+            args += ["--setenv", "CCACHE_DIR", str(Path(self.cache).resolve())]
         args += ["--chdir", str(chdir or tree)]
-        return args + ["--", *self._limits(), *cmd]
+        drop = []
+        if as_root:
+            hand_over(writable)
+            drop = [SETPRIV, f"--reuid={SANDBOX_UID}", f"--regid={SANDBOX_UID}", "--clear-groups",
+                    "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"]
+        return args + ["--", *drop, *self._limits(), *cmd]
 
-    def _filesystem(self, tree: Path, writable: list[Path], build: bool) -> list[str]:
+    def _filesystem(self, tree: Path, writable: list[Path]) -> list[str]:
         args = []
         for folder in SYSTEM_FOLDERS:
             if os.path.isdir(folder):
@@ -160,39 +201,54 @@ class Sandbox:
             elif os.path.isdir(link):
                 args += ["--ro-bind", link, link]
         # A private /tmp of bounded size (it is memory): a submission cannot fill the machine's RAM through it.
-        args += ["--size", str(TMP_LIMIT_MB * 2**20), "--tmpfs", "/tmp", "--proc", "/proc"]
+        args += ["--size", str(TMP_LIMIT_MB * 2**20), "--perms", "1777", "--tmpfs", "/tmp", "--proc", "/proc"]
         if self.gpu:  # the GPU's device nodes; /dev/shm its own, not a channel to the next submission
-            args += ["--dev-bind", "/dev", "/dev", "--tmpfs", "/dev/shm", "--ro-bind", "/sys", "/sys"]
+            args += ["--dev-bind", "/dev", "/dev", "--perms", "1777", "--tmpfs", "/dev/shm", "--ro-bind", "/sys", "/sys"]
         else:
             args += ["--dev", "/dev"]
+        mounts: list[str] = []
         outside = [f for f in self.public if not any(_under(f, Path(s)) for s in SYSTEM_FOLDERS)]
         inside_hidden = [f for f in self.public if any(_under(f, h) for h in self.hidden)]
         for folder in outside:
-            args += ["--ro-bind", str(folder), str(folder)]
+            mounts += ["--ro-bind", str(folder), str(folder)]
         shown = [Path(f) for f in (*SYSTEM_FOLDERS, *SYSTEM_LINKS)] + self.public
         for hidden in self.hidden:  # a tmpfs over the hidden tree wherever a shown folder holds it
             if hidden.is_dir() and any(_under(hidden, s) for s in shown):
-                args += ["--tmpfs", str(hidden)]
+                mounts += ["--tmpfs", str(hidden)]
         for folder in inside_hidden:  # a dependency folder inside the hidden tree (<root>/.deps) stays shown
-            args += ["--ro-bind", str(folder), str(folder)]
-        args += ["--bind" if build else "--ro-bind", str(tree), str(tree)]
-        if build and self.cache:
-            self.cache.mkdir(parents=True, exist_ok=True)
-            writable = [*writable, self.cache]
+            mounts += ["--ro-bind", str(folder), str(folder)]
+        mounts += ["--ro-bind", str(tree), str(tree)]
         for folder in writable:
             folder.mkdir(parents=True, exist_ok=True)
-            args += ["--bind", str(folder), str(folder)]
-        return args
+            mounts += ["--bind", str(folder), str(folder)]
+        return args + _parents_for(mounts) + mounts
 
     def _limits(self) -> list[str]:
         fsize = FILE_LIMIT_MB * 2**20
         prlimit = shutil.which("prlimit")
         if prlimit:
-            limits = [f"--fsize={fsize}"]
+            limits = [f"--fsize={fsize}", f"--nproc={PROCESS_LIMIT}", f"--nofile={OPEN_FILES_LIMIT}", "--core=0"]
             if not self.gpu:
                 limits.append(f"--as={self.memory_mb * 2**20}")
             return [prlimit, *limits, "--"]
         return []
+
+
+SETPRIV = "/usr/bin/setpriv"  # util-linux: the drop to SANDBOX_UID where the grader is root
+
+
+def hand_over(folders: list[Path]) -> None:
+    """Makes `folders` (and everything in them) the sandbox user's: the only places a sandboxed process
+    running as SANDBOX_UID may write. Only the grader's own scratch folders are passed here."""
+    for folder in folders:
+        folder.mkdir(parents=True, exist_ok=True)
+        os.chown(folder, SANDBOX_UID, SANDBOX_UID)
+        for parent, subfolders, files in os.walk(folder):
+            for name in subfolders + files:
+                try:
+                    os.chown(os.path.join(parent, name), SANDBOX_UID, SANDBOX_UID, follow_symlinks=False)
+                except FileNotFoundError:
+                    pass
 
 
 def read_capped(proc: subprocess.Popen, timeout: float | None, limit: int = OUTPUT_LIMIT) -> bytes:
@@ -247,5 +303,5 @@ def describe(sandbox: Sandbox | None) -> str:
     if sandbox is None:
         return "none: graded without a sandbox (--no-sandbox); the submission's code could read and write " \
                "whatever the grader's user can"
-    return (f"bubblewrap ({sandbox.bwrap}): the instructor's tree and other submissions hidden, the graded tree "
-            "read-only to tests and timings, private /tmp, no network, own PID namespace")
+    return (f"bubblewrap ({sandbox.bwrap}): as uid {SANDBOX_UID} without capabilities; the instructor's tree and "
+            "other submissions hidden, the graded tree read-only, private /tmp, no network, own PID namespace")

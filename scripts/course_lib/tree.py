@@ -19,6 +19,10 @@ KINDS = ("implement", "fix", "optimize")
 SANITIZERS = ("memcheck", "racecheck", "synccheck", "initcheck")
 METADATA_KEYS = ("id", "title", "kind", "points", "gpu", "difficulty", "minutes", "task", "hint",
                  "tests", "files", "sanitizer", "perf")
+# Own work (own_work.py, issue 40): `forbid`, names a fix or implement exercise's code must not use (an
+# optimize exercise lists them in perf.forbid); `techniques`, what the task text forbids ({"pattern": a
+# regular expression matched on each of the student's own lines, "what": the technique in words}).
+OPTIONAL_KEYS = ("forbid", "techniques")
 # An optimize exercise's timing (verdicts.grade_time): its probe's timed repetitions per run, the untimed ones
 # before `ready`, and the exercises whose code its reference runs.
 PERF_KEYS = {"reps", "warmup"}
@@ -244,11 +248,11 @@ def validate_entry(entry, chapter: str, root: Path) -> list[str]:
         return ["must be a JSON object"]
     problems = []
     missing = [k for k in METADATA_KEYS if k not in entry]
-    unknown = [k for k in entry if k not in METADATA_KEYS]
+    unknown = [k for k in entry if k not in METADATA_KEYS + OPTIONAL_KEYS]
     if missing:
         problems.append(f"missing keys: {', '.join(missing)}")
     if unknown:
-        problems.append(f"unknown keys: {', '.join(unknown)} (allowed: {', '.join(METADATA_KEYS)})")
+        problems.append(f"unknown keys: {', '.join(unknown)} (allowed: {', '.join(METADATA_KEYS + OPTIONAL_KEYS)})")
     if missing:
         return problems
     match = ID_RE.match(entry["id"]) if isinstance(entry["id"], str) else None
@@ -259,6 +263,33 @@ def validate_entry(entry, chapter: str, root: Path) -> list[str]:
     problems += field_problems(entry, chapter, root)
     problems += sanitizer_problems(entry, match is not None)
     problems += perf_problems(entry)
+    problems += own_work_problems(entry)
+    return problems
+
+
+def own_work_problems(entry: dict) -> list[str]:
+    """The optional own-work fields: `forbid` (fix and implement exercises) and `techniques` (any kind)."""
+    problems = []
+    if "forbid" in entry:
+        value = entry["forbid"]
+        if entry["kind"] == "optimize":
+            problems.append("forbid: an optimize exercise lists the names it refuses in perf.forbid")
+        elif (not isinstance(value, list) or not value
+              or not all(isinstance(i, str) and re.fullmatch(r"[A-Za-z_]\w*\*?", i) for i in value)):
+            problems.append("forbid must be a non-empty list of identifiers (a trailing * for a prefix)")
+    if "techniques" in entry:
+        value = entry["techniques"]
+        if not isinstance(value, list) or not value:
+            return problems + ["techniques must be a non-empty list of {\"pattern\", \"what\"} objects"]
+        for technique in value:
+            if (not isinstance(technique, dict) or set(technique) != {"pattern", "what"}
+                    or not all(isinstance(technique[k], str) and technique[k].strip() for k in technique)):
+                problems.append("techniques: each must be {\"pattern\": regular expression, \"what\": words}")
+                continue
+            try:
+                re.compile(technique["pattern"])
+            except re.error as error:
+                problems.append(f"techniques: pattern {technique['pattern']!r} is not a regular expression: {error}")
     return problems
 
 

@@ -212,12 +212,7 @@ def grade_time(exercise: Exercise, entry: dict, build: Build, instructor: Instru
     record = {"probe": probe_target(exercise.id), "reps": reps, "warmup": warmup, "metric": "s per repetition",
               "method": "grader's clock, go to done, less the instructor build's `none`", "rule": scoring.RULE}
     entry["perf"] = record
-    # The static layer, before any process starts: code that names the reference (or asks whether it is
-    # observed) is not timed. The instructor's tree says where the exercise's own text is.
-    refused = own_work.refusal(instructor.course, exercise, build.source, set(options.exercises))
-    if refused:
-        entry.update(status="fail", points=0, reason=one_line(refused, 400))
-        return
+    # The static layer (own_work.refusal) ran before any of the student's code was built (grading.grade_tree).
     answers = instructor.answers([probe_target(exercise.id)])
     stub = instructor.stub(exercise.id)
     for side, built in (("instructor's", answers), ("untouched stub's", stub)):
@@ -245,6 +240,13 @@ def grade_time(exercise: Exercise, entry: dict, build: Build, instructor: Instru
         if side not in sessions:
             sessions[side] = start(side)
         session = sessions[side]
+        # Right before the clock starts, every other side is checked to be stopped still (and stopped again):
+        # helpers that woke up since their side was paused do not share the machine with this side's clock.
+        for other_side, other in sessions.items():
+            if other is not session and not other.frozen():
+                raise outside_timing.TimedRunError(
+                    "fail", f"the {other_side} side's processes could not be kept stopped while the {side} side "
+                    "was clocked: not timed")
         session.resume()
         try:
             return session.clock(nonce)

@@ -42,6 +42,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from kit_fixture import REPO, edit, git, make_fixture, tool  # noqa: E402
 from test_sandbox import WHY_NOT, survivors  # noqa: E402
+sys.path.insert(0, str(REPO / "scripts"))
+from course_lib.tree import Course  # noqa: E402
 
 SLEEPER = "617.25"  # the double-forked process's argument: `sleep 617.25`, found by it afterwards
 
@@ -158,6 +160,25 @@ struct Spy {{
         self.assertEqual((e["01.1"]["points"], e["01.1"]["status"]), (0, "fail"), e["01.1"]["reason"])
         self.assertIn("the chapter's tests say", e["01.1"]["reason"])
         self.assert_nothing_leaked(e["_report"])
+
+    def test_a_cmake_module_of_the_students_never_runs(self):
+        """Issue 40's first attempt, on the fixture: a new cmake/Finddoctest.cmake (found through
+        CMAKE_MODULE_PATH by the fixture's find_package(doctest), as the course's cmake/FindGit.cmake by
+        find_package(Git)) writes a right answer over the untouched exercise file of the graded copy at
+        configure time. Red on the grader of issue 30, which laid the instructor's files over the student's
+        tree and configured it: 01.1 scored 4/4 untouched. Here the module is never copied, and says so."""
+        repo = self.submission("cmake-module")
+        answer = (self.repo / "01_sums/src/sums.cpp").read_text()
+        (repo / "cmake").mkdir(exist_ok=True)
+        (repo / "cmake/Finddoctest.cmake").write_text(
+            '# the student\'s: rewrites the graded copy, then finds doctest as asked\n'
+            f'file(WRITE "${{CMAKE_SOURCE_DIR}}/01_sums/src/sums.cpp" [=[{answer}]=])\n'
+            'file(WRITE "$ENV{CCACHE_DIR}/student-was-here" "")\n'
+            'find_package(doctest CONFIG REQUIRED)\n')
+        e = self.grade(repo, "--exercises", "01.1")
+        self.assertEqual((e["01.1"]["points"], e["01.1"]["status"]), (0, "fail"), e["01.1"]["reason"])
+        self.assertIn("wrong output", e["01.1"]["reason"])  # the stub, as graded
+        self.assertIn("cmake/Finddoctest.cmake (not an exercise file)", e["_report"]["ignored"])
 
     def test_a_missing_exercise_file_is_named(self):
         # Issue 30: "configure failed: ... Cannot find source file:" with the name cut off.
@@ -449,6 +470,70 @@ class RealCourseTests(unittest.TestCase):
             self.assertEqual(entry["points"], 0, entry["reason"])
             self.assertIn("untouched stub", entry["reason"])
             self.assertIsNotNone(entry["perf"]["stub_ratio"])
+
+    def test_issue_40_attempts_on_chapter_01_score_nothing(self):
+        """Issue 40's attempts 1, 4, 5, 6 and 7 on this repository's chapter 01, graded as one class (each scored
+        full points on the grader before issue 40): a cmake/FindGit.cmake and a src/stdexcept shadow header
+        (ignored), 01.3 with the critical method copied into thread_arrays (the task's technique rule), 01.1
+        handing its rows to full_list_vectorized (own work, now for fix exercises too), and 01.3 calling a
+        fresh-named helper in 01.2's file that runs `critical`, graded together with 01.2 (each exercise is
+        built with only its own files the student's: the helper is not there)."""
+        wrong = REPO / "01_critical_vs_triangle/instructor/wrong"
+        forces, partition = "01_critical_vs_triangle/src/forces.cpp", "01_critical_vs_triangle/src/triangle_partition.cpp"
+
+        regions = {r.exercise: r for r in Course(REPO).regions[forces]}
+
+        def region_body(text: str, exercise: str, body: str) -> str:
+            """The handout's `text` with the exercise's stub (as the handout holds it) replaced by `body`."""
+            stub = "\n".join(regions[exercise].stub) + "\n"
+            self.assertIn(stub, text)
+            return text.replace(stub, body, 1)
+
+        def wrong_body(name: str) -> str:  # a known-wrong file less its WRONG: line
+            return "".join((wrong / name).read_text().splitlines(keepends=True)[1:])
+
+        with tempfile.TemporaryDirectory(prefix="course-issue-40-") as tmp:
+            handout = Path(tmp) / "handout"
+            made = tool(REPO, "handout", "--out", str(handout), timeout=600)
+            self.assertEqual(made.returncode, 0, made.stdout + made.stderr)
+            submissions = Path(tmp) / "class"
+            submissions.mkdir()
+            first = submissions / "critical-delegating-and-modules"
+            shutil.copytree(handout, first, ignore=shutil.ignore_patterns(".git"))
+            text = (first / forces).read_text()
+            text = region_body(text, "01.3", wrong_body("01.3-critical-section.cpp"))
+            text = region_body(text, "01.1", wrong_body("01.1-delegates-to-vectorized.cpp"))
+            (first / forces).write_text(text)
+            (first / "cmake/FindGit.cmake").write_text(
+                'file(WRITE "${CMAKE_SOURCE_DIR}/01_critical_vs_triangle/grading/probe_01_3.cpp" "")\n')
+            (first / "01_critical_vs_triangle/src/stdexcept").write_text(
+                "#include_next <stdexcept>\n#define ROWS_OF(t) (md::find_variant(\"critical\"))\n")
+            second = submissions / "helper-in-01_2s-file"
+            shutil.copytree(handout, second, ignore=shutil.ignore_patterns(".git"))
+            (second / partition).write_text((second / partition).read_text() + (
+                "\nnamespace md {\nvoid partition_helper(const ForceInput& in, std::span<Vec3> f, ForceWorkspace& ws,"
+                " int threads) {\n  forces_critical(in, f, ws, threads);\n}\n}  // namespace md\n").replace(
+                "namespace md {", '#include "forces.hpp"\nnamespace md {', 1))
+            text = (second / forces).read_text()
+            (second / forces).write_text(region_body(text, "01.3", (
+                "void partition_helper(const ForceInput& in, std::span<Vec3> f, ForceWorkspace& ws, int threads);\n"
+                "void forces_thread_arrays(const ForceInput& in, std::span<Vec3> f, ForceWorkspace& ws, int threads) {\n"
+                "  partition_helper(in, f, ws, threads);\n}\n")))
+            csv = Path(tmp) / "grades.csv"
+            graded = tool(REPO, "gradebook", str(submissions), "--csv", str(csv), "--exercises", "01.1,01.2,01.3",
+                          timeout=1800)
+            self.assertEqual(graded.returncode, 0, graded.stdout + graded.stderr)
+            reports = {p.stem: json.loads(p.read_text()) for p in (Path(tmp) / "grades-reports").glob("*.json")}
+            one = {e["id"]: e for e in reports[first.name]["exercises"]}
+            two = {e["id"]: e for e in reports[second.name]["exercises"]}
+            self.assertEqual(reports[first.name]["points"], 0, one)
+            self.assertEqual(reports[second.name]["points"], 0, two)
+            self.assertIn("which the task forbids", one["01.3"]["reason"])
+            self.assertIn("names `find_variant`", one["01.1"]["reason"])
+            self.assertIn("cmake/FindGit.cmake (not an exercise file)", reports[first.name]["ignored"])
+            self.assertIn("01_critical_vs_triangle/src/stdexcept (not an exercise file)", reports[first.name]["ignored"])
+            self.assertEqual(two["01.3"]["status"], "compile_error", two["01.3"]["reason"])
+            self.assertIn("partition_helper", two["01.3"]["reason"])
 
 
 if __name__ == "__main__":

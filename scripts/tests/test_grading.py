@@ -23,26 +23,40 @@ from course_lib import grading  # noqa: E402
 from course_lib import tree  # noqa: E402
 
 
-class OverlayTests(FixtureCase):
-    def test_the_instructors_build_files_and_tests_win_but_never_over_an_exercises_own_files(self):
-        copy = self.tmp / "overlay-copy"
-        shutil.copytree(self.repo, copy, ignore=shutil.ignore_patterns(".git"))
-        kept = copy / "02_scale/src/scale.cpp"
-        os.utime(kept, (1_000_000_000, 1_000_000_000))
-        grading.copy_submission(self.repo, copy)   # the same bytes: the time stamp stays (no rebuild)
-        self.assertEqual(kept.stat().st_mtime, 1_000_000_000)
-        (copy / "01_sums/tests/extra.cpp").write_text("// the student's own test file\n")
-        for chapter in ("01_sums", "02_scale"):
-            (copy / chapter / "CMakeLists.txt").write_text("# the student's\n")
+class MadeTreeTests(FixtureCase):
+    def test_the_graded_tree_is_the_handout_plus_the_graded_exercises_files_only(self):
+        # Issue 40: the student's build files, modules, headers and tests never reach the graded tree, and an
+        # exercise not being graded is there as handed out, never answered (the key is the submission here).
+        student = self.tmp / "made-tree-student"
+        shutil.copytree(self.repo, student, ignore=shutil.ignore_patterns(".git"))
+        (student / "01_sums/tests/extra.cpp").write_text("// the student's own test file\n")
+        (student / "02_scale/CMakeLists.txt").write_text("# the student's\n")
+        (student / "cmake").mkdir(exist_ok=True)
+        (student / "cmake/FindGit.cmake").write_text("file(WRITE probe.cpp \"\")\n")
+        (student / "02_scale/src/stdexcept").write_text("#define X\n")
         fixture = tree.Course(self.repo)
-        # An exercise whose task is a build file: the student's copy of it is the answer, never replaced.
-        fixture.exercises["01.1"].meta["files"] = ["src/sums.cpp", "CMakeLists.txt"]
-        grading.overlay_instructor(fixture, copy, {"01.1", "02.1"})
-        self.assertEqual((copy / "01_sums/CMakeLists.txt").read_text(), "# the student's\n")
-        self.assertEqual((copy / "02_scale/CMakeLists.txt").read_text(),
+        made = grading.make_graded_tree(fixture, student, self.tmp / "made-tree", ["02.1"])
+        made.lay(["02.1"])
+        graded = self.tmp / "made-tree"
+        self.assertEqual((graded / "02_scale/src/scale.cpp").read_text(),
+                         (student / "02_scale/src/scale.cpp").read_text())
+        self.assertEqual((graded / "02_scale/CMakeLists.txt").read_text(),
                          (self.repo / "02_scale/CMakeLists.txt").read_text())
-        self.assertFalse((copy / "01_sums/tests/extra.cpp").exists())
-        self.assertTrue((copy / "01_sums/tests/test_sums.cpp").exists())
+        for absent in ("01_sums/tests/extra.cpp", "cmake/FindGit.cmake", "02_scale/src/stdexcept",
+                       "docs/instructors.md"):
+            self.assertFalse((graded / absent).exists(), absent)
+        self.assertEqual((graded / "01_sums/src/sums.cpp").read_text(),
+                         fixture.handout_text("01_sums/src/sums.cpp", set(fixture.exercises)))
+        self.assertIn("cmake/FindGit.cmake (not an exercise file)", made.ignored)
+        self.assertIn("02_scale/CMakeLists.txt (not an exercise file)", made.ignored)
+        self.assertIn("01_sums/src/sums.cpp (its exercise is not graded here)", made.ignored)
+        kept = graded / "02_scale/src/scale.cpp"
+        os.utime(kept, (1_000_000_000, 1_000_000_000))
+        hashes = made.lay(["02.1"])  # the same bytes: the time stamp stays (no rebuild)
+        self.assertEqual(kept.stat().st_mtime, 1_000_000_000)
+        self.assertIsNone(made.changed(hashes))
+        kept.write_text("// rewritten while graded\n")
+        self.assertEqual(made.changed(hashes), "02_scale/src/scale.cpp")
 
 
 class GradeTests(FixtureCase):

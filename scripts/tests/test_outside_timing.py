@@ -180,6 +180,52 @@ TICKER = textwrap.dedent("""
 """)
 
 
+# Issue 40's third attempt: two helpers, forked by the probe, that keep sending SIGCONT to the probe and to
+# each other (and burn CPU): the grader of issue 30 stopped each process once, parents first, and gave up on
+# one after two tries, so whatever it stopped ran again within microseconds.
+STORM = textwrap.dedent("""
+    import json, os, signal, sys, time
+    pids_file = sys.argv[1]
+    probe = os.getpid()
+    read_end, write_end = os.pipe()
+    first = os.fork()
+    if first == 0:
+        os.close(write_end)
+        other = int(os.read(read_end, 32))
+        while True:                       # wake the probe and the other helper, without end
+            for pid in (probe, other):
+                try:
+                    os.kill(pid, signal.SIGCONT)
+                except OSError:
+                    pass
+    second = os.fork()
+    if second == 0:
+        while True:
+            for pid in (probe, first):
+                try:
+                    os.kill(pid, signal.SIGCONT)
+                except OSError:
+                    pass
+    os.write(write_end, str(second).encode())
+    with open(pids_file, "w") as f:
+        f.write(f"{first} {second}")
+    print("ready", flush=True)
+    for line in sys.stdin:
+        if line.strip() == "quit":
+            break
+        nonce = int(line.split()[1])
+        print(json.dumps({"done": True, "nonce": str(nonce), "checks": [[1.0]]}), flush=True)
+    for pid in (first, second):
+        os.kill(pid, signal.SIGKILL)
+""")
+
+
+def cpu_ticks(pid: int) -> int:
+    """utime + stime of a process, in clock ticks (from the machine's /proc: the pid seen from outside)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])
+
+
 class FreezeTests(unittest.TestCase):
     """A side is frozen while the others are clocked: its whole process tree, sessions of its own included."""
 
@@ -222,7 +268,7 @@ class FreezeTests(unittest.TestCase):
                 before = ticks.stat().st_size
                 time.sleep(0.4)
                 self.assertEqual(ticks.stat().st_size, before, "the grandchild ticked while its side was paused")
-                self.assertGreaterEqual(len(session.paused), at_least)
+                self.assertGreaterEqual(len(outside_timing.side_processes(session.process.pid)), at_least)
                 session.resume()
                 time.sleep(0.3)
                 self.assertGreater(ticks.stat().st_size, before, "the grandchild did not go on after resume")
@@ -233,6 +279,30 @@ class FreezeTests(unittest.TestCase):
             finally:
                 session.close()                      # paused: resumed first, then it reads `quit`
             self.assertEqual(session.process.returncode, 0)
+
+    @unittest.skipIf(sandbox.probe(BWRAP), f"no sandbox here: {sandbox.probe(BWRAP)}")
+    def test_helpers_that_send_each_other_sigcont_cannot_unfreeze_their_side(self):
+        with tempfile.TemporaryDirectory() as folder:
+            fake, pids = Path(folder) / "storm.py", Path(folder) / "pids"
+            fake.write_text(STORM)
+            box = sandbox.Sandbox(BWRAP, hidden=[], public=[Path(sys.executable).resolve().parent.parent])
+            cmd = box.wrap([sys.executable, str(fake), str(pids)], Path(folder), [Path(folder)])
+            session = outside_timing.TimedSession(cmd, None, folder, 20.0)
+            try:
+                session.clock(5)
+                time.sleep(0.3)                     # the helpers storm meanwhile (and burn CPU)
+                session.pause()
+                helpers = [p for p in outside_timing.side_processes(session.process.pid)
+                           if p != session.process.pid and cpu_ticks(p) > 0]
+                self.assertGreaterEqual(len(helpers), 2, "the helpers should have burnt CPU before the pause")
+                before = {p: cpu_ticks(p) for p in helpers}
+                time.sleep(0.5)
+                self.assertEqual({p: cpu_ticks(p) for p in helpers}, before, "a helper ran while its side was frozen")
+                self.assertTrue(session.frozen())
+                _, done = session.clock(6)
+                self.assertEqual(done["nonce"], "6")
+            finally:
+                session.close(grace=2.0)
 
     def test_stopping_a_tree_that_has_gone_is_harmless(self):
         with tempfile.TemporaryDirectory() as folder:

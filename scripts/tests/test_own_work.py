@@ -63,6 +63,7 @@ class FakeExercise:
         self.id, self.gpu = exercise_id, gpu
         self.perf = {"reps": 1, "warmup": 0, "forbid": forbid}
         self.files = [PATH]
+        self.meta = {}
 
 
 class FakeCourse:
@@ -99,13 +100,37 @@ class ScanTests(unittest.TestCase):
         own = self.with_line("  long long s = 0;\n  for (int i = 0; i < n; ++i) s += in[i];\n  *out = s;")
         self.assertIsNone(self.scan(own))
 
+    def test_a_technique_the_task_forbids_is_refused_with_its_line(self):
+        # Issue 40's fourth attempt: 01.3's task forbids critical sections and atomics; the reference's own method
+        # copied into the exercise under no forbidden name scored full points.
+        self.exercise.meta = {"techniques": [{"pattern": r"\bomp\s+critical\b", "what": "an OpenMP critical section"},
+                                             {"pattern": r"\batomic\b", "what": "atomics"}]}
+        for line in ("#pragma omp critical\n  *out = slow_sum(in, n);", '  _Pragma("omp critical") *out = 1;',
+                     "  std::atomic<long> s{0};"):
+            text = self.with_line(line)
+            reason = self.scan(text)
+            self.assertIsNotNone(reason, line)
+            first = line.split("\n")[0]
+            self.assertIn(f"(line {text.split(chr(10)).index(first) + 1} of {PATH}", reason)
+            self.assertIn("which the task forbids", reason)
+        self.assertIsNone(self.scan(self.with_line("  // no omp critical here, no std::atomic\n  *out = 1;")))
+
+    def test_a_fix_or_implement_exercise_is_held_to_its_own_forbid_list(self):
+        # Issue 40's sixth attempt: 01.1 fixed by handing every call to another strategy (find_variant).
+        fix = FakeExercise("09.2", [], gpu=False)
+        fix.perf, fix.meta = None, {"forbid": ["find_variant"]}
+        self.assertIn("find_variant", own_work.patterns(fix))
+        text = self.with_line('  find_variant("full_list_vectorized")->run(in, n, out);')
+        reason = own_work.scan(self.course, fix, PATH, text, self.handout, own_work.patterns(fix), self.stubbed)
+        self.assertIn("names `find_variant`", reason or "")
+
     def test_naming_the_reference_is_refused_with_its_line(self):
         text = self.with_line("  reference_sum(in, n, out);")
         reason = self.scan(text)
         self.assertIsNotNone(reason)
         line = text.split("\n").index("  reference_sum(in, n, out);") + 1
         self.assertIn(f"names `reference_sum` (line {line} of {PATH})", reason)
-        self.assertIn("0 time points", reason)
+        self.assertIn("(0 points)", reason)
         self.assertLessEqual(len(reason), 400)
 
     def test_every_spelling_of_a_refused_name_is_caught(self):
@@ -136,7 +161,7 @@ class ScanTests(unittest.TestCase):
             with self.subTest(line):
                 reason = self.scan(self.with_line(line))
                 self.assertIsNotNone(reason, line)
-                self.assertIn("not timed", reason)
+                self.assertIn("refused", reason)
         # The handout's own #include, repeated in the student's text, is not new.
         self.assertIsNone(self.scan(self.with_line('#include "demo.hpp"\n  *out = 0;')))
 

@@ -37,6 +37,9 @@ CHEAT_C = r"""
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -113,6 +116,26 @@ int main(int argc, char **argv) {
     if (!p) { printf("ALLOC-FAILED\n"); return 0; }
     for (size_t i = 0; i < bytes; i += 4096) p[i] = 1;
     printf("ALLOCATED\n");
+  } else if (!strcmp(what, "escalate")) {
+    /* Issue 40's second attempt, from inside: remount the read-only graded tree `arg` writable and write into
+       it; chroot; become root; trace the namespace's init (another process, not this one's child). */
+    int remounted = mount(NULL, arg, NULL, MS_REMOUNT | MS_BIND, NULL) == 0;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/escalated", arg);
+    FILE *f = fopen(path, "w");
+    printf("%s %s\n", remounted ? "REMOUNTED" : "NO-REMOUNT", f ? "WROTE" : "NOT-WRITTEN");
+    if (f) fclose(f);
+    printf(chroot("/tmp") == 0 ? "CHROOTED\n" : "NO-CHROOT\n");
+    printf(setuid(0) == 0 && getuid() == 0 ? "SETUID\n" : "NO-SETUID\n");
+    if (ptrace(PTRACE_ATTACH, 1, NULL, NULL) == 0) {
+      printf("PTRACED\n");
+      sleep(1);
+      ptrace(PTRACE_DETACH, 1, NULL, (void *)(long)SIGCONT);
+      kill(1, SIGCONT);
+    } else {
+      printf("NO-PTRACE\n");
+    }
+    printf("UID %d\n", (int)geteuid());
   } else if (!strcmp(what, "spew")) {
     for (long i = 0; i < atol(arg); ++i) printf("line %ld of a test that prints without end\n", i);
   }
@@ -201,6 +224,23 @@ class SandboxTests(unittest.TestCase):
         self.assertIn("NOT-WRITTEN", self.cheat("write", str(self.tree / "build" / "perf.json")))
         self.assertIn("WROTE", self.cheat("write", "/tmp/scratch"))
         self.assertFalse(Path("/tmp/scratch").exists() and Path("/tmp/scratch").read_text().startswith("a student"))
+
+    def test_student_code_cannot_remount_chroot_setuid_ptrace_or_write_what_it_does_not_own(self):
+        # Issue 40: under the sandbox of issue 30 (bubblewrap run by root, capabilities kept: the control, where
+        # the grader runs as root) a static constructor remounted the read-only binds and wrote into them.
+        if os.geteuid() == 0:
+            old = [BWRAP, "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "--proc", "/proc",
+                   "--dev", "/dev", "--ro-bind", str(self.tree), str(self.tree), "--"]
+            control = subprocess.run([*old, str(self.binary), "escalate", str(self.tree)], capture_output=True,
+                                     text=True, timeout=60).stdout
+            self.assertIn("REMOUNTED WROTE", control)  # the old sandbox's hole, so the check below can fail
+            (self.tree / "escalated").unlink()
+        output = self.cheat("escalate", str(self.tree))
+        for refused in ("NO-REMOUNT NOT-WRITTEN", "NO-CHROOT", "NO-SETUID", "NO-PTRACE", f"UID {sandbox.SANDBOX_UID}"):
+            self.assertIn(refused, output)
+        self.assertFalse((self.tree / "escalated").exists())
+        for system in ("/usr", "/etc"):
+            self.assertIn("NOT-WRITTEN", self.cheat("write", f"{system}/course-sandbox-test-{os.getpid()}"))
 
     def test_with_the_gpus_device_nodes_dev_shm_is_still_its_own(self):
         box = sandbox.Sandbox.for_grading(BWRAP, self.instructor, [], gpu=True)

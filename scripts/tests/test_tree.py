@@ -121,10 +121,20 @@ class MetadataTests(unittest.TestCase):
             ({"perf": dict(perf, warmup="2")}, "perf.warmup must be an integer in 0..1000"),
             # The old schema (a timing program the student's process ran) is refused, not half-read.
             ({"perf": dict(perf, program="scale_bench")}, "perf has unknown keys program"),
+            # Own work (issue 40): names for fix/implement exercises, the task's forbidden techniques for any.
+            ({"forbid": ["scale_reference"]}, "an optimize exercise lists the names it refuses in perf.forbid"),
+            ({"forbid": ["not a name"], "kind": "fix", "perf": None}, "forbid must be a non-empty list"),
+            ({"techniques": []}, "techniques must be a non-empty list"),
+            ({"techniques": [{"pattern": "omp critical"}]}, "techniques: each must be"),
+            ({"techniques": [{"pattern": "(", "what": "x"}]}, "is not a regular expression"),
         ]
         for changes, phrase in cases:
             problems = self.problems(**changes)
             self.assertTrue(any(phrase in p for p in problems), f"{changes}: {problems}")
+
+    def test_own_work_fields_are_optional_and_valid_when_well_formed(self):
+        self.assertEqual(self.problems(techniques=[{"pattern": r"\bomp\s+critical\b", "what": "a critical section"}]), [])
+        self.assertEqual(self.problems(kind="implement", perf=None, forbid=["scale_reference", "std_*"]), [])
 
     def test_not_an_object(self):
         self.assertEqual(tree.validate_entry([], "02_scale", FIXTURE), ["must be a JSON object"])
