@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 from . import sandbox as sandboxing
+from . import slurm
 from .build import gpu_available
 from .errors import ToolError, UsageError
 from .gradebook import grade_class, submission_entries, unique_names, write_gradebook
@@ -156,6 +157,10 @@ def cmd_grade(args) -> int:
 
 
 def cmd_gradebook(args) -> int:
+    if args.collect or args.slurm_task:
+        return slurm_step(args)
+    if not args.submissions or not args.csv:
+        raise UsageError("gradebook: give SUBMISSIONS and --csv F (or --collect DIR)")
     submissions = Path(args.submissions)
     if not submissions.is_dir():
         raise UsageError(f"{args.submissions}: not a folder of submissions")
@@ -176,6 +181,9 @@ def cmd_gradebook(args) -> int:
     bwrap = sandbox_tool(args)
     reports_dir.mkdir(parents=True, exist_ok=True)
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
+    if args.slurm is not None:
+        return slurm.submit(course, slurm_plan(args, course, entries, ids, seed, bwrap, commit, reports_dir),
+                            args.seed is not None, args.slurm)
     gpu, gpu_name = gpu_available()
     sandbox = grading_sandbox(bwrap, [submissions, reports_dir], gpu)
     jobs = args.jobs or 1
@@ -188,6 +196,24 @@ def cmd_gradebook(args) -> int:
     write_gradebook(csv_path, [(names[e], results[e]) for e in entries], ids, course)
     print(f"gradebook: {csv_path} ({len(entries)} rows); per-student reports in {reports_dir}")
     return 0
+
+
+def slurm_step(args) -> int:
+    """--collect DIR / --slurm-task DIR: a step of a Slurm gradebook, whose plan in DIR says everything else."""
+    given = [o for o in ("submissions", "csv", "exercises", "chapters", "seed", "jobs", "slurm", "instructor_commit")
+             if getattr(args, o) is not None] + (["no_sandbox"] if args.no_sandbox else [])
+    if given or (args.collect and args.slurm_task):
+        raise UsageError("--collect DIR and --slurm-task DIR take nothing else: DIR's plan.json holds the gradebook's "
+                         "options")
+    folder = Path(args.collect or args.slurm_task)
+    return slurm.collect(folder) if args.collect else slurm.run_task(folder)
+
+
+def slurm_plan(args, course, entries, ids, seed, bwrap, commit, reports_dir) -> slurm.Plan:
+    names = unique_names(entries)
+    return slurm.Plan(str(Path(args.submissions).resolve()), [e.name for e in entries], [names[e] for e in entries],
+                      ids, seed, args.timeout, bwrap is not None, commit, str(Path(args.csv).resolve()),
+                      str(reports_dir.resolve()), any(course.exercises[i].gpu for i in ids))
 
 
 def cmd_check_wrong(args) -> int:
@@ -372,12 +398,26 @@ def add_gradebook_command(commands) -> None:
                             "and build folder. Writes one CSV row per student (total, status, reason, points "
                             "and status per exercise) and each student's JSON and Markdown report in "
                             "<csv name>-reports/ beside the CSV. A broken submission is a row, never a stop.")
-    p.add_argument("submissions", metavar="SUBMISSIONS", help="folder holding one entry per student")
-    p.add_argument("--csv", required=True, metavar="F", help="the gradebook to write")
+    p.add_argument("submissions", nargs="?", metavar="SUBMISSIONS", help="folder holding one entry per student")
+    p.add_argument("--csv", metavar="F", help="the gradebook to write (required but with --collect)")
     add_grading_options(p)
     p.add_argument("--jobs", type=positive_int, metavar="N",
                    help="submissions graded at once (default 1; GPU and perf runs still take turns)")
+    slurm_options(p)
     p.set_defaults(func=cmd_gradebook)
+
+
+def slurm_options(p) -> None:
+    p.add_argument("--slurm", nargs=argparse.REMAINDER, metavar="SBATCH_OPTION",
+                   help="grade on a Slurm cluster instead, from a folder every node sees (last on the line; what "
+                        "follows goes to sbatch): builds your trees once into <csv name>-slurm/, submits one array "
+                        "job (a task per submission still to grade, with --gres=gpu:1 where an exercise needs a GPU) "
+                        "and a job after it that writes the CSV; submitting again grades only the students without "
+                        "a report (docs/instructors.md, 'Grading on a cluster')")
+    p.add_argument("--collect", metavar="DIR", help="write the CSV of the Slurm gradebook whose folder is DIR "
+                                                    "(<csv name>-slurm/) from the reports its tasks wrote")
+    p.add_argument("--slurm-task", metavar="DIR", help="(run by the array job) grade the submission numbered "
+                                                       "$SLURM_ARRAY_TASK_ID of DIR's plan")
 
 
 def add_grading_options(p) -> None:
