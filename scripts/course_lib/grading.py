@@ -172,18 +172,12 @@ def _stamp(rel: str) -> bool:
 
 def grade_tree(course: Course, submission: Path, work: Path, options: GradeOptions,
                progress=None, instructor: InstructorBuilds | None = None) -> dict:
-    """Grades one student tree in `work` (its own graded tree, build folder and compiler cache). Never
-    raises for anything the submission does; returns the report (schema cuda-lessons/grade/v1).
-    `instructor`: the instructor's builds to compare with (a gradebook shares one); by default built in
-    `work`/instructor.
-
-    Order (issue 40): the graded tree is made from the handout and the graded exercises' files; the
-    static checks (own work, the task's technique rules) read those files and every laid file is hashed,
-    all before any of the student's code is built or run. Then each exercise is built and graded in turn
-    with only its own files (and those of the exercises its reference runs) the student's among its
-    chapter's (a chapter's programs link its files together; no chapter links another's), every other
-    exercise of the chapter as handed out: a helper in another exercise's file is not there to call. After each, the
-    hashes are compared."""
+    """Grades one student tree in `work` (its own graded tree, build folder and compiler cache); never raises
+    for anything the submission does; returns the report (schema cuda-lessons/grade/v1). `instructor`: the
+    instructor's builds (a gradebook shares one; by default built in `work`/instructor). Order (issue 40):
+    the graded tree is made from the handout and the graded exercises' files, the static checks (own work,
+    technique rules) read them and every laid file is hashed before any student code is built or run; then
+    each exercise is built and graded with only its own files the student's (_grade_one), hashes compared."""
     say = progress or (lambda text: None)
     if not (submission / "CMakeLists.txt").is_file():
         raise UsageError(f"{submission}: not a course tree (no CMakeLists.txt at its top)")
@@ -222,34 +216,42 @@ def grade_tree(course: Course, submission: Path, work: Path, options: GradeOptio
         return finish_report(report, clock)
     needs = outputs_needed(course, entries, gradable_exercises(course, entries, build, options), build)
     grader = Grader(course, build, instructor, submission, work, env, options, entries)
+    laid = [*graded_ids, *sorted(required)]
     for exercise_id, outputs in needs.items():
-        exercise = course.exercises[exercise_id]
         if refused.get(exercise_id):
             entries[exercise_id].update(status="fail", points=0, reason=one_line(refused[exercise_id], 400))
             continue
-        # Only this exercise's files (and its perf.requires') are the student's in its chapter, whose
-        # programs link the chapter's files together; other chapters' programs link none of them.
-        own = [exercise_id, *((exercise.perf or {}).get("requires", []))]
-        elsewhere = [i for i in [*graded_ids, *sorted(required)] if course.exercises[i].chapter != exercise.chapter]
-        hashes = tree.lay([*own, *elsewhere])
-        say(f"build {exercise_id}")
-        build_outputs(build, {exercise_id: outputs})
-        preparing.join()
-        clock.lap("build")
-        grade_built_exercise(grader, exercise, outputs, say)
-        clock.lap("exercises")
-        changed = tree.changed(hashes)
-        if changed:
-            entries[exercise_id].update(status="fail", points=0, reason=one_line(
-                f"refused: {changed} of the graded tree changed while exercise {exercise_id} was built or run "
-                "(the graded files are the grader's; code that rewrites them scores nothing)", 400))
+        _grade_one(grader, tree, laid, exercise_id, outputs, preparing, clock, say)
     preparing.join()
-    tree.lay([*graded_ids, *sorted(required)])  # as read: every graded exercise's files the student's
+    tree.lay(laid)  # as read: every graded exercise's files the student's
     changed = tree.changed(everything)
     if changed:
         for entry in entries.values():
             entry.update(status="fail", points=0, reason=f"refused: {changed} of the graded tree changed")
     return finish_report(report, clock)
+
+
+def _grade_one(grader: Grader, tree, laid: list[str], exercise_id: str, outputs, preparing: threading.Thread,
+               clock: Stopwatch, say) -> None:
+    """Builds and grades one exercise with only its own files (and its perf.requires') the student's in its
+    chapter, whose programs link the chapter's files together (other chapters' programs link none of them);
+    refuses it when a graded file changed while it was built or run."""
+    course, entries = grader.course, grader.graded
+    exercise = course.exercises[exercise_id]
+    own = [exercise_id, *((exercise.perf or {}).get("requires", []))]
+    elsewhere = [i for i in laid if course.exercises[i].chapter != exercise.chapter]
+    hashes = tree.lay([*own, *elsewhere])
+    say(f"build {exercise_id}")
+    build_outputs(grader.build, {exercise_id: outputs})
+    preparing.join()
+    clock.lap("build")
+    grade_built_exercise(grader, exercise, outputs, say)
+    clock.lap("exercises")
+    changed = tree.changed(hashes)
+    if changed:
+        entries[exercise_id].update(status="fail", points=0, reason=one_line(
+            f"refused: {changed} of the graded tree changed while exercise {exercise_id} was built or run "
+            "(the graded files are the grader's; code that rewrites them scores nothing)", 400))
 
 
 def _prepare_quietly(instructor: InstructorBuilds, exercise_ids: list[str]) -> None:

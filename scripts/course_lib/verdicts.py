@@ -232,11 +232,9 @@ def grade_time(exercise: Exercise, entry: dict, build: Build, instructor: Instru
     sessions: dict[str, outside_timing.TimedSession] = {}
 
     def run_side(side: str, nonce: int):
-        # One process per side for every round: set up once, clocked once per round. Every side serves the same
-        # rounds in the same order, so a probe whose inputs carry over from round to round (a wave field that
-        # keeps evolving) gives every side the same inputs.
-        # Only the side being clocked runs: every other one is frozen (its whole process tree stopped), so
-        # that a student's process cannot load the machine while the reference, the stub or `none` is clocked.
+        # One process per side, set up once and clocked once per round, every side the same rounds in the same
+        # order (a probe whose inputs evolve gives every side the same inputs). Only the side being clocked
+        # runs: every other one is frozen, so a student's process cannot load the machine meanwhile.
         if side not in sessions:
             sessions[side] = start(side)
         session = sessions[side]
