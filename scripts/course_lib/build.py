@@ -20,14 +20,19 @@ from .proc import last_line, run
 OUTPUT_KEEP = 4000  # characters of a test's output kept in reports
 
 
-def build_env(base: Path, extra: dict | None = None) -> dict:
+def build_env(base: Path, extra: dict | None = None, cache: Path | None = None) -> dict:
     """The environment of every build and test the kit runs under `base`: the compiler cache when
-    present, with its base folder at `base` so that trees laid out alike share cached objects."""
+    present, with its base folder at `base` so that trees laid out alike (each with its build folder at its
+    top) share cached objects. `cache`: the cache folder, private to the run that owns it (an instructor's
+    check shares one between all its trees; a grade gives each submission its own)."""
     env = dict(os.environ)
     if shutil.which("ccache"):
         env.setdefault("CMAKE_CXX_COMPILER_LAUNCHER", "ccache")
         env.setdefault("CMAKE_CUDA_COMPILER_LAUNCHER", "ccache")
         env["CCACHE_BASEDIR"] = str(base)
+        env["CCACHE_NOHASHDIR"] = "1"  # the build folder's name is no part of an object's key
+        if cache is not None:
+            env["CCACHE_DIR"] = str(cache.resolve())
     if extra:
         env.update(extra)
     return env

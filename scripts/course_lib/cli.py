@@ -216,22 +216,28 @@ def slurm_plan(args, course, entries, ids, seed, bwrap, commit, reports_dir) -> 
                       str(reports_dir.resolve()), any(course.exercises[i].gpu for i in ids))
 
 
+def selected_wrongs(course, wrongs: list, ids: str | None) -> list:
+    """The known-wrong files of the exercises `--ids` names (all without it); a usage error for an id that is
+    no exercise or has none."""
+    if not ids:
+        return wrongs
+    wanted = [i.strip() for i in ids.split(",") if i.strip()]
+    if not wanted:
+        raise UsageError("--ids: give exercise ids such as 03.1,06.2")
+    for i in wanted:
+        if i not in course.exercises:
+            raise UsageError(f"unknown exercise '{i}' (valid: {', '.join(course.exercises) or 'none declared yet'})")
+        if not any(w.exercise == i for w in wrongs):
+            raise UsageError(f"exercise {i} has no known-wrong solution ({course.exercises[i].chapter}/"
+                             "instructor/wrong/ holds none for it)")
+    return [w for w in wrongs if w.exercise in wanted]
+
+
 def cmd_check_wrong(args) -> int:
     check_output_file("--json", args.json)
     course = load_course()
     commit = instructor_commit(course, args.instructor_commit)
-    wrongs = load_known_wrong(course)
-    if args.ids:
-        wanted = [i.strip() for i in args.ids.split(",") if i.strip()]
-        if not wanted:
-            raise UsageError("--ids: give exercise ids such as 03.1,06.2")
-        for i in wanted:
-            if i not in course.exercises:
-                raise UsageError(f"unknown exercise '{i}' (valid: {', '.join(course.exercises) or 'none declared yet'})")
-            if not any(w.exercise == i for w in wrongs):
-                raise UsageError(f"exercise {i} has no known-wrong solution ({course.exercises[i].chapter}/"
-                                 "instructor/wrong/ holds none for it)")
-        wrongs = [w for w in wrongs if w.exercise in wanted]
+    wrongs = selected_wrongs(course, load_known_wrong(course), args.ids)
     for path in untracked_known_wrong(course.root):
         print(f"note: {path} is not tracked (git add it): not checked")
     gpu, gpu_name = gpu_available()
@@ -247,11 +253,14 @@ def cmd_check_wrong(args) -> int:
         try:
             jobs = args.jobs or os.cpu_count() or 2
             # The instructor's builds (answers, stubs) once for every known-wrong answer checked.
+            # One compiler cache for all of them, private to this check (every file built is the instructor's).
+            cache = base / "ccache"
             instructor = instructor_builds(course, base / "instructor", GradeOptions(
-                [], seed, args.timeout, jobs, gpu, gpu_name, threading.Lock()))
+                [], seed, args.timeout, jobs, gpu, gpu_name, threading.Lock(), shared_cache=cache))
             for wrong in wrongs:
                 result = check_known_wrong(course, wrong, base, GradeOptions(
-                    [wrong.exercise], seed, args.timeout, jobs, gpu, gpu_name, threading.Lock()), instructor)
+                    [wrong.exercise], seed, args.timeout, jobs, gpu, gpu_name, threading.Lock(), shared_cache=cache),
+                    instructor)
                 results.append(result)
                 print(wrong_line(result), flush=True)
         finally:

@@ -196,11 +196,12 @@ def grade_tree(course: Course, submission: Path, work: Path, options: GradeOptio
     clock.lap("prepare")
     env = grade_env(work, options)
     # The submission's own compiler cache: nothing it writes is read by another submission's or the
-    # instructor's builds.
-    env["CCACHE_DIR"] = str((work / "ccache").resolve())
+    # instructor's builds (the instructor's own checks, which build only the instructor's code, share one).
+    cache = options.shared_cache or work / "ccache"
+    env["CCACHE_DIR"] = str(cache.resolve())
     build = Build(tree.folder, tree.folder / "build", env, options.jobs, grade_cmake_args(options))
     if options.sandbox:
-        build.sandbox = dataclasses.replace(options.sandbox, cache=work / "ccache")
+        build.sandbox = dataclasses.replace(options.sandbox, cache=cache)
     if instructor is None:
         instructor = instructor_builds(course, work / "instructor", options)
     # The instructor's trees build beside the student's (a failure there is reported per exercise later).
@@ -262,7 +263,7 @@ def _prepare_quietly(instructor: InstructorBuilds, exercise_ids: list[str]) -> N
 
 
 def grade_env(work: Path, options: GradeOptions) -> dict:
-    env = build_env(work, {"COURSE_SEED": str(options.seed)})
+    env = build_env(work, {"COURSE_SEED": str(options.seed)}, options.shared_cache)
     if options.gpu:
         env["REQUIRE_GPU"] = "1"  # a GPU machine must not pass a GPU exercise by skipping it
     return env

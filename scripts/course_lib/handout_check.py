@@ -64,7 +64,9 @@ def check_handout(args) -> int:
         if not problems:
             check.ok(f"handout: {len(files)} files, one commit, no solution line (>= {LEAK_MIN_CHARS} characters, "
                      "whitespace-collapsed) in any file or the history")
-        env = build_env(base)
+        # One compiler cache for every build of this check (each builds only the instructor's code), private
+        # to it: the handout, the instructor's trees and both graded trees share their unchanged objects.
+        env = build_env(base, cache=base / "ccache")
         result = run(["cmake", "--workflow", "--preset", "test"], cwd=handout, env=env)
         if result.returncode == 0:
             check.ok("handout: `cmake --workflow --preset test` passes (exercise tests excluded)")
@@ -103,8 +105,9 @@ def check_sides(course: Course, base: Path, handout: Path, ids: list[str], hando
     """The grader on both sides, with one set of instructor builds: the answer key (the instructor's tree as a
     handout with every answer in) must score full points, the handout nothing; then the chapter's own
     exercise tests: passing on the key, failing in the handout."""
-    options = GradeOptions(ids, secrets.randbelow(2**31), timeout, jobs, gpu, None, threading.Lock())
-    env = build_env(base, {"COURSE_SEED": str(options.seed)})
+    options = GradeOptions(ids, secrets.randbelow(2**31), timeout, jobs, gpu, None, threading.Lock(),
+                           shared_cache=base / "ccache")
+    env = build_env(base, {"COURSE_SEED": str(options.seed)}, options.shared_cache)
     if gpu:
         env["REQUIRE_GPU"] = "1"
     cmake_args = [f"-DCOURSE_EXERCISE_TIMEOUT={int(timeout)}"]

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import dataclasses
 import threading
+from pathlib import Path
 
 from . import sandbox as sandboxing
 
@@ -20,3 +21,6 @@ class GradeOptions:
     # The course's commit a report names: the instructor tree's HEAD unless given (a GPU machine's copy of the
     # tree may carry a one-commit snapshot whose HEAD is in no repository's history).
     instructor_commit: str | None = None
+    # One compiler cache for every build of the run: only where every tree built is the instructor's
+    # (handout --check, check-wrong). None: each submission builds with a cache of its own (grading.grade_tree).
+    shared_cache: Path | None = None
