@@ -8,7 +8,6 @@ import math
 import os
 import re
 import secrets
-import shutil
 import signal
 import sys
 import tempfile
@@ -29,7 +28,7 @@ from .known_wrong import (
     write_json, wrong_line,
 )
 from .options import GradeOptions
-from .proc import CHILDREN, CHILDREN_LOCK, Terminated, end_group, git_head, on_signal
+from .proc import CHILDREN, CHILDREN_LOCK, Terminated, end_group, git_head, on_signal, remove_temporary
 from .reports import check_distinct_files, check_output_file, check_output_folder, terminal_table, write_reports
 from .tree import Course, MANIFEST, ROOT, load_course
 
@@ -145,7 +144,7 @@ def cmd_grade(args) -> int:
         if args.keep:
             print(f"work folder kept: {work}")
         else:
-            shutil.rmtree(work, ignore_errors=True)
+            remove_temporary(work)
     print(terminal_table(report))
     write_reports(report, args.json, args.junit, args.markdown)
     errors = [e for e in report["exercises"] if e["status"] == "error"]
@@ -267,7 +266,7 @@ def cmd_check_wrong(args) -> int:
             if args.keep:
                 print(f"work folder kept: {base}")
             else:
-                shutil.rmtree(base, ignore_errors=True)
+                remove_temporary(base)
     counts = {v: sum(1 for r in results if r["verdict"] == v) for v in VERDICTS}
     failed = counts["WRONG-ACCEPTED"] + counts["MIS-REASONED"] + counts["ERROR"]
     summary = (f"{counts['OK']} rejected for the stated reason, {counts['WRONG-ACCEPTED']} accepted, "

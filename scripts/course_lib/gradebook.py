@@ -16,7 +16,7 @@ from .build import one_line
 from .errors import ToolError, UsageError
 from .grading import grade_tree, instructor_builds
 from .options import GradeOptions
-from .proc import last_line
+from .proc import last_line, remove_temporary
 from .reports import markdown_report
 from .tree import Course
 
@@ -58,7 +58,7 @@ def grade_class(course: Course, entries: list[Path], names: dict[Path, str], opt
                 done += 1
                 results[entry] = record_result(future.result(), names[entry], reports_dir, done, len(entries))
     finally:
-        shutil.rmtree(shared, ignore_errors=True)
+        remove_temporary(shared)
     return results
 
 
@@ -91,7 +91,7 @@ def grade_submission(course: Course, entry: Path, options: GradeOptions, instruc
     except Exception as error:  # one broken submission is a row, never the end of the gradebook
         return {"error": one_line(f"grader failed on this submission: {type(error).__name__}: {error}")}
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        remove_temporary(work)
 
 
 def student_name(path: Path) -> str:

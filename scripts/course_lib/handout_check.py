@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import secrets
-import shutil
 import tempfile
 import threading
 import time
@@ -18,7 +17,7 @@ from .grading import grade_tree
 from .handout import LEAK_MIN_CHARS, find_leaks, marker_remnants, secret_lines, write_handout
 from .options import GradeOptions
 from .verdicts import InstructorBuilds
-from .proc import last_line, run
+from .proc import last_line, remove_temporary, run
 from .tree import Course, Exercise, load_course
 
 
@@ -93,7 +92,7 @@ def check_handout(args) -> int:
         if args.keep:
             print(f"work folder kept: {base}")
         else:
-            shutil.rmtree(base, ignore_errors=True)
+            remove_temporary(base)
     minutes = (time.monotonic() - check.started) / 60
     verdict = "PASSED" if check.violations == 0 else f"FAILED ({check.violations} violations)"
     print(f"handout --check {verdict} in {minutes:.1f} min; GPU: {gpu_name if gpu else 'none'}")

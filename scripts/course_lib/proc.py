@@ -74,6 +74,18 @@ class Terminated(BaseException):
         self.signum = signum
 
 
+def remove_temporary(folder: Path, patience: float = 5.0) -> None:
+    """Removes a temporary folder this program made, again while something still writes into it: a sandboxed
+    process ends with its PID namespace, a moment after the sandbox it ran in (a compiler or ccache killed by
+    a signal may finish one last file meanwhile), so one pass can leave the folder behind."""
+    deadline = time.monotonic() + patience
+    while True:
+        shutil.rmtree(folder, ignore_errors=True)
+        if not os.path.lexists(folder) or time.monotonic() > deadline:
+            return
+        time.sleep(0.1)
+
+
 def end_group(pid: int, signum: int = signal.SIGTERM) -> None:
     try:
         os.killpg(pid, signum)

@@ -23,6 +23,7 @@ from .errors import ToolError, UsageError
 from .gradebook import grade_submission, record_result, write_gradebook
 from .grading import grade_cmake_args, grade_env, instructor_builds
 from .options import GradeOptions
+from .proc import remove_temporary
 from .tree import ROOT, Course, load_course
 from .verdicts import InstructorBuilds, probe_target
 
@@ -152,7 +153,7 @@ def trees_missing(course: Course, shared: Path, plan: Plan, options: GradeOption
                 return found
         return None
     finally:
-        shutil.rmtree(private, ignore_errors=True)
+        remove_temporary(private)
 
 
 def write_job_scripts(folder: Path) -> dict[str, Path]:
@@ -243,7 +244,7 @@ def run_task(folder: Path) -> int:
         instructor = SharedInstructorBuilds(course, folder / "instructor", private, options)
         report = grade_submission(course, Path(plan.submissions) / plan.entries[index], options, instructor)
     finally:
-        shutil.rmtree(private, ignore_errors=True)
+        remove_temporary(private)
     plan.reports_dir().mkdir(parents=True, exist_ok=True)
     errors = folder / "errors" / f"{name}.json"
     if "error" in report:  # kept in the class folder (the local gradebook writes no report for it either)

@@ -29,7 +29,7 @@ import shutil
 import threading
 from pathlib import Path
 
-from . import outside_timing, own_work, probe_check, scoring
+from . import outside_timing, probe_check, scoring
 from .build import Build, first_compiler_error, one_line
 from .handout import write_handout
 from .options import GradeOptions
