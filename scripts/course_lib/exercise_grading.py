@@ -21,6 +21,8 @@ SELF_CHECK = ("self-check, not the grade of record (a handout has no answers to 
 def untouched(course: Course, exercise: Exercise, submission: Path, stubbed: set[str]) -> bool:
     """True when every file of the exercise is exactly as the handout gave it."""
     for path in exercise.files:
+        if (submission / path).is_symlink() or not (submission / path).is_file():
+            return False  # a link or a FIFO is no handout file (and a FIFO would keep this read waiting)
         try:
             theirs = (submission / path).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):

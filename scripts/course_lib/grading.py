@@ -160,10 +160,16 @@ def make_graded_tree(course: Course, submission: Path, folder: Path, exercise_id
             received[rel] = data
         elif base.get(rel) != data and not _stamp(rel):
             why = "its exercise is not graded here" if rel in exercise_files else "not an exercise file"
-            ignored.append(f"{rel} ({why})")
+            ignored.append(f"{shown_name(rel)} ({why})")
     tree = GradedTree(course, folder, base, received, ignored)
     folder.mkdir(parents=True, exist_ok=True)
     return tree
+
+
+def shown_name(rel: str) -> str:
+    """A student's file name as the reports print it: as is when it is printable ASCII, else quoted with
+    escapes (a name with a newline, a terminal escape or a look-alike of '/' forges no line of a report)."""
+    return rel if rel.isascii() and rel.isprintable() else json.dumps(rel)
 
 
 def _stamp(rel: str) -> bool:

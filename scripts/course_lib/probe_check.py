@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import stat
 import subprocess
 import sys
 import tempfile
@@ -26,15 +27,43 @@ class ProbeOutputError(Exception):
     """A probe's output is missing, too large, or not the probe schema."""
 
 
-def load_cases(path: Path) -> dict:
+def read_untrusted(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of a file a sandboxed process wrote, read here, outside the sandbox: a regular file only,
+    opened without following a link and without waiting, at most `limit` bytes. A probe that swaps its output
+    for a link (to the instructor's answers beside it, to any file the grader can read), a FIFO (the grader
+    would wait for ever) or a device gets a refusal."""
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0)
     try:
-        size = path.stat().st_size
-    except OSError:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
         raise ProbeOutputError("the probe wrote no output file")
-    if size > MAX_FILE_BYTES:
-        raise ProbeOutputError(f"the probe's output is {size} bytes (more than {MAX_FILE_BYTES})")
+    except OSError:
+        raise ProbeOutputError("the probe's output is not a plain file (a link, or not readable): refused")
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise ProbeOutputError("the probe's output is not a plain file (a FIFO, device or folder): refused")
+        if info.st_size > limit:
+            raise ProbeOutputError(f"the probe's output is {info.st_size} bytes (more than {limit})")
+        chunks, left = [], limit + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    if len(data) > limit:
+        raise ProbeOutputError(f"the probe's output is more than {limit} bytes")
+    return data
+
+
+def load_cases(path: Path) -> dict:
+    raw = read_untrusted(path)
+    try:
+        data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
         raise ProbeOutputError(f"the probe's output is not JSON ({type(error).__name__})")
     if not isinstance(data, dict) or data.get("schema") != SCHEMA or not isinstance(data.get("cases"), list):

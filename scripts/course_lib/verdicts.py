@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import shutil
+import tempfile
 import threading
 from pathlib import Path
 
@@ -144,7 +145,12 @@ def run_probe(build: Build, exercise_id: str, seed: int, out: Path, env: dict, t
     """Runs the probe of `build` (sandboxed where the build is) for `seed`, writing `out`."""
     program = build.folder / build.target_artifact(probe_target(exercise_id))
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.unlink(missing_ok=True)
+    if build.sandbox is not None:
+        # A folder of its own, empty, the only one the run may write: nothing an earlier run of the student's
+        # code left (a file, a link, a folder under the name it writes) is there to be read as this run's.
+        out = Path(tempfile.mkdtemp(prefix=f"{out.stem}-", dir=out.parent)) / out.name
+    else:
+        out.unlink(missing_ok=True)
     cmd = [str(program), "--seed", str(seed), "--out", str(out)]
     run_env = dict(env)
     if sanitizer:

@@ -161,6 +161,82 @@ struct Spy {{
         self.assertIn("the chapter's tests say", e["01.1"]["reason"])
         self.assert_nothing_leaked(e["_report"])
 
+    def swaps_its_output(self, name: str, swap: str) -> Path:
+        """A submission whose 01.1 file, at the probe's exit (after the probe wrote its output), replaces that
+        output (the path after --out on its command line) by what `swap` makes of `out` and `answers` (the
+        instructor's answers file of 01.1 beside the grade's outputs). Libc declared by hand: no #include."""
+        repo = self.submission(name)
+        with (repo / "01_sums/src/sums.cpp").open("a") as f:
+            f.write('''
+extern "C" int open(const char*, int, ...);
+extern "C" long read(int, void*, unsigned long);
+extern "C" int close(int);
+extern "C" int unlink(const char*);
+extern "C" int symlink(const char*, const char*);
+extern "C" int mkfifo(const char*, unsigned);
+extern "C" int atexit(void (*)(void));
+extern "C" char* strstr(const char*, const char*);
+extern "C" char* strcpy(char*, const char*);
+extern "C" char* strcat(char*, const char*);
+namespace {
+void swap_output() {
+  static char buf[8192], answers[8192];
+  int fd = open("/proc/self/cmdline", 0);
+  if (fd < 0) return;
+  long n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  const char* out = nullptr;
+  for (long i = 0; i < n;) {
+    const char* arg = buf + i;
+    long len = 0;
+    while (arg[len]) ++len;
+    if (len == 5 && arg[0] == '-' && arg[1] == '-' && arg[2] == 'o' && arg[3] == 'u' && arg[4] == 't') out = arg + 6;
+    i += len + 1;
+  }
+  if (!out) return;
+  strcpy(answers, out);
+  char* cut = strstr(answers, "/outputs/");
+  if (!cut) return;
+  *cut = 0;
+  strcat(answers, "/instructor/outputs/answers-01.1.json");
+  unlink(out);
+  ''' + swap + ''';
+}
+struct Hook { Hook() { atexit(swap_output); } } hook;
+}
+''')
+        return repo
+
+    def test_a_probe_output_swapped_for_a_link_to_the_answers_scores_nothing(self):
+        """Red team, issue 40: the stub, plus a link in place of the probe's output to the instructor's answers
+        beside it, scored 4/4 (20/20 for the real 01.2): the grader, outside the sandbox, followed the link and
+        compared the answers with themselves. Now the output must be a plain file, opened without following
+        links, in a folder of the run's own."""
+        e = self.grade(self.swaps_its_output("links-to-answers", "symlink(answers, out)"), "--exercises", "01.1")
+        self.assertEqual((e["01.1"]["points"], e["01.1"]["status"]), (0, "fail"), e["01.1"]["reason"])
+        self.assertIn("not a plain file", e["01.1"]["reason"])
+
+    def test_a_probe_output_swapped_for_a_fifo_ends_with_a_refusal(self):
+        """Red team, issue 40: a FIFO in place of the output kept the grader waiting for ever (past --timeout)."""
+        e = self.grade(self.swaps_its_output("fifo-output", "mkfifo(out, 0666)"), "--exercises", "01.1",
+                       "--timeout", "60")
+        self.assertEqual((e["01.1"]["points"], e["01.1"]["status"]), (0, "fail"), e["01.1"]["reason"])
+        self.assertIn("not a plain file", e["01.1"]["reason"])
+
+    def test_a_file_name_forges_no_line_of_the_console_report(self):
+        """Red team, issue 40: an extra file whose name held newlines and terminal escapes printed forged rows
+        ('01.1 4 4 pass', 'total 4 of 4') and colours under the real table of `grade`."""
+        repo = self.submission("forging-name")
+        forged = "x\n01.1           4    4  pass    0.0 s  -\ntotal 4 of 4\n\x1b[31mRED\x1b[0m"
+        (repo / forged).write_text("x")
+        report = self.tmp / "forging-name.json"
+        result = tool(self.repo, "grade", "--repo", str(repo), "--json", str(report), "--exercises", "01.1")
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.assertNotIn("\x1b", result.stdout)
+        self.assertNotIn("total 4 of 4", result.stdout.splitlines())
+        ignored = json.loads(report.read_text())["ignored"]
+        self.assertEqual(ignored, [json.dumps(forged) + " (not an exercise file)"])
+
     def test_a_cmake_module_of_the_students_never_runs(self):
         """Issue 40's first attempt, on the fixture: a new cmake/Finddoctest.cmake (found through
         CMAKE_MODULE_PATH by the fixture's find_package(doctest), as the course's cmake/FindGit.cmake by
