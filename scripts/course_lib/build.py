@@ -38,6 +38,14 @@ def build_env(base: Path, extra: dict | None = None, cache: Path | None = None) 
     return env
 
 
+def check_cache(base: Path) -> Path:
+    """The compiler cache of an instructor's own check (handout --check, check-wrong: only the instructor's
+    code is built): COURSE_CHECK_CACHE where set (.ci/run lets the two share one), else private to the run,
+    inside its work folder `base`. Never a grade's: a submission always builds with a cache of its own."""
+    named = os.environ.get("COURSE_CHECK_CACHE")
+    return Path(named) if named else base / "ccache"
+
+
 def gpu_available() -> tuple[bool, str | None]:
     """(usable GPU?, its name). COURSE_GPU=0/1 overrides the detection (tests, CI)."""
     forced = os.environ.get("COURSE_GPU")

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from . import sandbox as sandboxing
 from . import slurm
-from .build import gpu_available
+from .build import check_cache, gpu_available
 from .errors import ToolError, UsageError
 from .gradebook import grade_class, submission_entries, unique_names, write_gradebook
 from .grading import GRADE_SCHEMA, PERF_RULE, SCORE_RULE, grade_tree, instructor_builds
@@ -252,8 +252,8 @@ def cmd_check_wrong(args) -> int:
         try:
             jobs = args.jobs or os.cpu_count() or 2
             # The instructor's builds (answers, stubs) once for every known-wrong answer checked.
-            # One compiler cache for all of them, private to this check (every file built is the instructor's).
-            cache = base / "ccache"
+            # One compiler cache for all of them (every file built is the instructor's): build.check_cache.
+            cache = check_cache(base)
             instructor = instructor_builds(course, base / "instructor", GradeOptions(
                 [], seed, args.timeout, jobs, gpu, gpu_name, threading.Lock(), shared_cache=cache))
             for wrong in wrongs:

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from . import handout_links
-from .build import Build, build_env, first_compiler_error, gpu_available, one_line
+from .build import Build, build_env, check_cache, first_compiler_error, gpu_available, one_line
 from .grading import grade_tree
 from .handout import LEAK_MIN_CHARS, find_leaks, marker_remnants, secret_lines, write_handout
 from .options import GradeOptions
@@ -65,7 +65,7 @@ def check_handout(args) -> int:
                      "whitespace-collapsed) in any file or the history")
         # One compiler cache for every build of this check (each builds only the instructor's code), private
         # to it: the handout, the instructor's trees and both graded trees share their unchanged objects.
-        env = build_env(base, cache=base / "ccache")
+        env = build_env(base, cache=check_cache(base))
         result = run(["cmake", "--workflow", "--preset", "test"], cwd=handout, env=env)
         if result.returncode == 0:
             check.ok("handout: `cmake --workflow --preset test` passes (exercise tests excluded)")
@@ -105,7 +105,7 @@ def check_sides(course: Course, base: Path, handout: Path, ids: list[str], hando
     handout with every answer in) must score full points, the handout nothing; then the chapter's own
     exercise tests: passing on the key, failing in the handout."""
     options = GradeOptions(ids, secrets.randbelow(2**31), timeout, jobs, gpu, None, threading.Lock(),
-                           shared_cache=base / "ccache")
+                           shared_cache=check_cache(base))
     env = build_env(base, {"COURSE_SEED": str(options.seed)}, options.shared_cache)
     if gpu:
         env["REQUIRE_GPU"] = "1"
