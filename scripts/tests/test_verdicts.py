@@ -37,6 +37,7 @@ class FakeBuild:
         program = folder / "probe_09_1"
         program.write_text("#!/bin/sh\n" + script)
         program.chmod(0o755)
+        self.sandbox = None  # the instructor's own build: the output path as given
 
     def target_artifact(self, target: str) -> str:
         assert target == "probe_09_1", target
@@ -88,6 +89,28 @@ class RunProbeTests(unittest.TestCase):
                 self.out.unlink(missing_ok=True)
                 result = self.run_fake(script)
                 self.assertEqual((result.status, result.reason), ("fail", reason))
+
+    def test_an_output_that_is_no_plain_file_is_refused(self):
+        # Issue 40, red team: a probe's output swapped for a link to the instructor's answers scored full points
+        # (the grader followed it); a FIFO kept the grader waiting. Neither is read now.
+        for script in (f"printf '%s' '{GOOD}' > \"$4.real\"\nln -s \"$4.real\" \"$4\"\n", "mkfifo \"$4\"\n",
+                       "mkdir \"$4\"\n"):
+            with self.subTest(script):
+                shutil.rmtree(self.out.parent, ignore_errors=True)
+                result = self.run_fake(script, timeout=10.0)
+                self.assertEqual(result.status, "fail", result.reason)
+                self.assertIn("not a plain file", result.reason)
+
+    def test_a_sandboxed_probe_writes_into_an_empty_folder_of_its_own(self):
+        # Whatever an earlier run of the student's code left beside the output is not this run's.
+        build = FakeBuild(self.tmp, "ls -A \"$(dirname \"$4\")\" | grep -q . && exit 9\n"
+                                    f"printf '%s' '{GOOD}' > \"$4\"\n")
+        build.sandbox = object()
+        self.out.parent.mkdir(parents=True)
+        self.out.write_text(GOOD)
+        (self.out.parent / "planted").write_text("x")
+        result = verdicts.run_probe(build, "09.1", 5, self.out, dict(ENV), 20.0)
+        self.assertEqual(result.status, "pass", result.reason)
 
     def test_a_stale_output_file_is_not_read(self):
         # An output left by an earlier run (check-wrong grades in one folder) is removed before the probe runs.
