@@ -3,7 +3,6 @@ graded a few at a time, each into a per-student report and a row of the CSV grad
 from __future__ import annotations
 
 import concurrent.futures
-import io
 import json
 import os
 import shutil
@@ -109,13 +108,7 @@ def unpack(entry: Path, dest: Path) -> Path:
         if (entry / "HEAD").is_file() and (entry / "objects").is_dir():  # a bare repository
             out = dest / "tree"
             out.mkdir(parents=True)
-            archive = subprocess.run(["git", "-C", str(entry), "archive", "--format=tar", "HEAD"],
-                                     capture_output=True)
-            if archive.returncode != 0:
-                why = last_line(archive.stderr.decode(errors="replace"))
-                raise ValueError(f"cannot read the git repository: {why}")
-            with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
-                extract_tar(tar, out)
+            write_head_tree(entry, out)
             return out
         return entry
     out = dest / "tree"
@@ -129,6 +122,54 @@ def unpack(entry: Path, dest: Path) -> Path:
     if len(children) == 1 and children[0].is_dir() and not (out / "CMakeLists.txt").exists():
         return children[0]
     return out
+
+
+# git run on a submission's repository reads that repository's own configuration and attributes, which can
+# name programs (a red-team bare repository's smudge filter printed the instructor's answer in place of its
+# file under `git archive`: 4/4 for the stub). Only plumbing that runs none is used, with no system, global or
+# attribute files and fsmonitor off; blobs are read raw (cat-file applies no filter).
+SAFE_GIT = ["git", "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null"]
+
+
+def safe_git_env() -> dict:
+    return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": "/nonexistent", "GIT_CONFIG_NOSYSTEM": "1",
+            "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_ATTR_NOSYSTEM": "1", "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
+
+
+def write_head_tree(repo: Path, out: Path) -> None:
+    """The files of a bare repository's HEAD commit into `out`: regular files only (no link, no submodule),
+    their bytes as stored."""
+    listing = subprocess.run([*SAFE_GIT, "-C", str(repo), "ls-tree", "-r", "-z", "--full-tree", "HEAD"],
+                             capture_output=True, env=safe_git_env())
+    if listing.returncode != 0:
+        raise ValueError(f"cannot read the git repository: {last_line(listing.stderr.decode(errors='replace'))}")
+    entries = []
+    for record in listing.stdout.split(b"\0"):
+        if not record:
+            continue
+        meta, _, name = record.partition(b"\t")
+        mode, kind, sha = meta.split()
+        if kind == b"blob" and mode in (b"100644", b"100755"):
+            entries.append((name.decode("utf-8", errors="surrogateescape"), mode == b"100755", sha.decode()))
+    blobs = subprocess.run([*SAFE_GIT, "-C", str(repo), "cat-file", "--batch"], capture_output=True,
+                           env=safe_git_env(), input=b"".join(f"{sha}\n".encode() for _, _, sha in entries))
+    if blobs.returncode != 0:
+        raise ValueError(f"cannot read the git repository: {last_line(blobs.stderr.decode(errors='replace'))}")
+    data, at = blobs.stdout, 0
+    for name, executable, sha in entries:
+        header_end = data.index(b"\n", at)
+        size = int(data[at:header_end].split()[2])
+        body = data[header_end + 1: header_end + 1 + size]
+        at = header_end + 1 + size + 1
+        target = (out / name).resolve()
+        if out.resolve() not in target.parents:
+            raise ValueError(f"unsafe path in the repository: {name}")
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(body)
+            os.chmod(target, 0o755 if executable else 0o644)
+        except OSError as error:
+            raise ValueError(f"cannot write {name} of the git repository: {error.strerror}")
 
 
 def extract_tar(archive: tarfile.TarFile, out: Path) -> None:

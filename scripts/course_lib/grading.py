@@ -9,7 +9,7 @@ import hashlib
 import json
 import math
 import os
-import shutil
+import re
 import threading
 import time
 from pathlib import Path
@@ -21,7 +21,7 @@ from .errors import UsageError
 from .options import GradeOptions
 from .exercise_grading import Grader
 from .verdicts import NO_PERF_POINTS, InstructorBuilds, probe_target
-from .proc import git_head, run
+from .proc import git_head
 from . import own_work
 from .tree import HANDOUT_STAMP, Course, Exercise
 
@@ -35,18 +35,42 @@ PERF_RULE = scoring.RULE
 
 
 def submission_listing(source: Path) -> list[str]:
-    """The student's files: in a git work tree the tracked and untracked-but-not-ignored ones (what the
-    student sees as their work), elsewhere everything; never a build folder or .git, never a link."""
-    listing = None
-    if (source / ".git").exists() and shutil.which("git"):
-        result = run(["git", "-C", str(source), "ls-files", "-z", "--cached", "--others", "--exclude-standard"])
-        if result.returncode == 0:
-            listing = [p for p in result.stdout.split("\0") if p]
-    if listing is None:
-        listing = [path.relative_to(source).as_posix() for path in source.rglob("*")]
-    return sorted(rel for rel in listing if not _build_output(Path(rel)) and (source / rel).is_file()
-                  and not (source / rel).is_symlink() and not any(p.is_symlink() for p in (source / rel).parents
-                                                                   if source in p.parents))
+    """The student's files: every regular file of the tree, never a build folder, .git, a link or anything under
+    a link. Read without git: git run on a submission's repository would run what its own configuration
+    names (a red-team submission's core.fsmonitor copied the instructor's answer over its own file, outside
+    the sandbox, before the grader read it: 4/4 for the stub)."""
+    listing = []
+    for folder, subfolders, files in os.walk(source):  # links to folders are listed, never entered
+        here = Path(folder)
+        for name in files:
+            path = here / name
+            rel = path.relative_to(source)
+            if not _build_output(rel) and path.is_file() and not path.is_symlink():
+                listing.append(rel.as_posix())
+        subfolders[:] = [d for d in subfolders if not (here / d).is_symlink()
+                         and not _build_output((here / d).relative_to(source))]
+    return sorted(listing)
+
+
+def submission_commit(source: Path) -> str | None:
+    """The commit a work tree's HEAD names, read from .git's files (no git program runs on a submission:
+    submission_listing says why); None where there is none or it cannot be read plainly."""
+    git_dir = source / ".git"
+    try:
+        head = (git_dir / "HEAD").read_text(encoding="utf-8").strip() if git_dir.is_dir() else ""
+        if head.startswith("ref: "):
+            ref = head[5:].strip()
+            if not re.fullmatch(r"refs/[\w./-]+", ref) or ".." in ref:
+                return None
+            loose = git_dir / ref
+            if loose.is_file() and not loose.is_symlink():
+                head = loose.read_text(encoding="utf-8").strip()
+            else:
+                packed = (git_dir / "packed-refs").read_text(encoding="utf-8") if (git_dir / "packed-refs").is_file() else ""
+                head = next((l.split()[0] for l in packed.splitlines() if l.endswith(" " + ref)), "")
+    except (OSError, UnicodeDecodeError):
+        return None
+    return head if re.fullmatch(r"[0-9a-f]{40}|[0-9a-f]{64}", head) else None
 
 
 def _build_output(rel: Path) -> bool:
@@ -155,10 +179,9 @@ def make_graded_tree(course: Course, submission: Path, folder: Path, exercise_id
     exercise_files = {f for e in course.exercises.values() for f in e.files}
     received, ignored = {}, []
     for rel in submission_listing(submission):
-        data = (submission / rel).read_bytes()
         if rel in graded:
-            received[rel] = data
-        elif base.get(rel) != data and not _stamp(rel):
+            received[rel] = (submission / rel).read_bytes()
+        elif (rel not in base or (submission / rel).read_bytes() != base[rel]) and not _stamp(rel):
             why = "its exercise is not graded here" if rel in exercise_files else "not an exercise file"
             ignored.append(f"{shown_name(rel)} ({why})")
     tree = GradedTree(course, folder, base, received, ignored)
@@ -297,7 +320,7 @@ def new_report(course: Course, submission: Path, options: GradeOptions) -> dict:
     return {
         "schema": GRADE_SCHEMA,
         "submission": str(submission),
-        "commit": git_head(submission),
+        "commit": submission_commit(submission),
         "instructor_commit": options.instructor_commit or git_head(course.root),
         "date": datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat(),
         "seed": options.seed,

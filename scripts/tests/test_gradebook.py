@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parent.parent)]
 from kit_fixture import git  # noqa: E402
-from course_lib import gradebook  # noqa: E402
+from course_lib import grading, gradebook  # noqa: E402
 
 
 def tar_with(path: Path, members: dict[str, bytes]) -> Path:
@@ -76,6 +76,46 @@ class EntryTests(unittest.TestCase):
         git(self.tmp, "clone", "-q", "--bare", str(work), str(self.tmp / "ada.git"))
         tree = gradebook.unpack(self.tmp / "ada.git", self.tmp / "out")
         self.assertEqual((tree / "CMakeLists.txt").read_text(), "project(x)\n")
+
+    def test_a_bare_repositorys_own_filters_never_run(self):
+        # Red team, issue 40: the repository's smudge filter (its config, its info/attributes) ran under
+        # `git archive`, outside the sandbox, and printed the instructor's answer in place of the student's file.
+        work = self.tmp / "work"
+        work.mkdir()
+        (work / "CMakeLists.txt").write_text("project(x)\n")
+        (work / "run.sh").write_text("#!/bin/sh\n")
+        (work / "run.sh").chmod(0o755)
+        git(work, "init", "-q", "-b", "main")
+        git(work, "add", "CMakeLists.txt", "run.sh")
+        git(work, "commit", "-q", "-m", "x")
+        bare = self.tmp / "eve.git"
+        git(self.tmp, "clone", "-q", "--bare", str(work), str(bare))
+        marker = self.tmp / "the-filter-ran"
+        git(bare, "config", "filter.x.smudge", f"touch {marker}; echo forged")
+        git(bare, "config", "core.fsmonitor", f"touch {marker}")
+        (bare / "info").mkdir(exist_ok=True)
+        (bare / "info" / "attributes").write_text("* filter=x\n")
+        tree = gradebook.unpack(bare, self.tmp / "out")
+        self.assertEqual((tree / "CMakeLists.txt").read_text(), "project(x)\n")
+        self.assertTrue((tree / "run.sh").stat().st_mode & 0o100)
+        self.assertFalse(marker.exists())
+
+    def test_a_work_trees_git_configuration_never_runs(self):
+        # Red team, issue 40: `git ls-files` on the submission ran its core.fsmonitor as the grader, outside the
+        # sandbox; the hook copied the instructor's answer over the student's file (4/4 for the stub).
+        work = self.tmp / "mallory"
+        work.mkdir()
+        (work / "CMakeLists.txt").write_text("project(x)\n")
+        git(work, "init", "-q", "-b", "main")
+        git(work, "add", "CMakeLists.txt")
+        git(work, "commit", "-q", "-m", "x")
+        head = git(work, "rev-parse", "HEAD").strip()
+        (work / "new.txt").write_text("untracked\n")
+        marker = self.tmp / "the-hook-ran"
+        git(work, "config", "core.fsmonitor", f"touch {marker}")
+        self.assertEqual(grading.submission_listing(work), ["CMakeLists.txt", "new.txt"])
+        self.assertEqual(grading.submission_commit(work), head)
+        self.assertFalse(marker.exists())
 
     def test_csv_rows(self):
         course = type("Course", (), {"exercises": {"01.1": type("E", (), {"points": 4})(),
