@@ -157,8 +157,11 @@ def write_head_tree(repo: Path, out: Path) -> None:
         raise ValueError(f"cannot read the git repository: {last_line(blobs.stderr.decode(errors='replace'))}")
     data, at = blobs.stdout, 0
     for name, executable, sha in entries:
-        header_end = data.index(b"\n", at)
-        size = int(data[at:header_end].split()[2])
+        try:
+            header_end = data.index(b"\n", at)
+            size = int(data[at:header_end].split()[2])
+        except (ValueError, IndexError):  # "<sha> missing": a damaged or partial repository
+            raise ValueError(f"cannot read {name} from the git repository")
         body = data[header_end + 1: header_end + 1 + size]
         at = header_end + 1 + size + 1
         target = (out / name).resolve()
