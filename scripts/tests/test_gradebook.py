@@ -66,13 +66,21 @@ class EntryTests(unittest.TestCase):
         with self.assertRaises(ValueError):
             gradebook.unpack(self.tmp / "broken.tar.gz", self.tmp / "out")
 
-    def test_unpack_a_bare_repository_takes_its_head(self):
-        work = self.tmp / "work"
+    def committed(self, name: str, executable: tuple[str, ...] = ()) -> Path:
+        """A git work tree `name` with one commit: a CMakeLists.txt, and a script for each name in `executable`."""
+        work = self.tmp / name
         work.mkdir()
         (work / "CMakeLists.txt").write_text("project(x)\n")
+        for script in executable:
+            (work / script).write_text("#!/bin/sh\n")
+            (work / script).chmod(0o755)
         git(work, "init", "-q", "-b", "main")
-        git(work, "add", "CMakeLists.txt")
+        git(work, "add", "-A")
         git(work, "commit", "-q", "-m", "x")
+        return work
+
+    def test_unpack_a_bare_repository_takes_its_head(self):
+        work = self.committed("work")
         git(self.tmp, "clone", "-q", "--bare", str(work), str(self.tmp / "ada.git"))
         tree = gradebook.unpack(self.tmp / "ada.git", self.tmp / "out")
         self.assertEqual((tree / "CMakeLists.txt").read_text(), "project(x)\n")
@@ -80,14 +88,7 @@ class EntryTests(unittest.TestCase):
     def test_a_bare_repositorys_own_filters_never_run(self):
         # Red team, issue 40: the repository's smudge filter (its config, its info/attributes) ran under
         # `git archive`, outside the sandbox, and printed the instructor's answer in place of the student's file.
-        work = self.tmp / "work"
-        work.mkdir()
-        (work / "CMakeLists.txt").write_text("project(x)\n")
-        (work / "run.sh").write_text("#!/bin/sh\n")
-        (work / "run.sh").chmod(0o755)
-        git(work, "init", "-q", "-b", "main")
-        git(work, "add", "CMakeLists.txt", "run.sh")
-        git(work, "commit", "-q", "-m", "x")
+        work = self.committed("work", executable=("run.sh",))
         bare = self.tmp / "eve.git"
         git(self.tmp, "clone", "-q", "--bare", str(work), str(bare))
         marker = self.tmp / "the-filter-ran"
@@ -103,12 +104,7 @@ class EntryTests(unittest.TestCase):
     def test_a_work_trees_git_configuration_never_runs(self):
         # Red team, issue 40: `git ls-files` on the submission ran its core.fsmonitor as the grader, outside the
         # sandbox; the hook copied the instructor's answer over the student's file (4/4 for the stub).
-        work = self.tmp / "mallory"
-        work.mkdir()
-        (work / "CMakeLists.txt").write_text("project(x)\n")
-        git(work, "init", "-q", "-b", "main")
-        git(work, "add", "CMakeLists.txt")
-        git(work, "commit", "-q", "-m", "x")
+        work = self.committed("mallory")
         head = git(work, "rev-parse", "HEAD").strip()
         (work / "new.txt").write_text("untracked\n")
         marker = self.tmp / "the-hook-ran"
