@@ -63,8 +63,8 @@ def check_handout(args) -> int:
         if not problems:
             check.ok(f"handout: {len(files)} files, one commit, no solution line (>= {LEAK_MIN_CHARS} characters, "
                      "whitespace-collapsed) in any file or the history")
-        # One compiler cache for every build of this check (each builds only the instructor's code), private
-        # to it: the handout, the instructor's trees and both graded trees share their unchanged objects.
+        # One compiler cache for every build of this check (each builds only the instructor's code; where it
+        # is, build.check_cache): the handout, the instructor's trees and both graded trees share objects.
         env = build_env(base, cache=check_cache(base))
         result = run(["cmake", "--workflow", "--preset", "test"], cwd=handout, env=env)
         if result.returncode == 0:
